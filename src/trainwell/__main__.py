@@ -1,0 +1,5 @@
+import sys
+
+from trainwell.cli import main
+
+sys.exit(main())
