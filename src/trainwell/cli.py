@@ -63,6 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TrainwellError as error:
         print(f"trainwell: error: {error}", file=sys.stderr)
         return error.exit_code
+    except BrokenPipeError:  # output piped into `head` and closed early
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("trainwell: interrupted", file=sys.stderr)
         return 130
