@@ -1,0 +1,20 @@
+"""TW109: Adagrad builds its state at construction; casting the model afterwards leaves it float32."""
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+X = torch.randn(32, 8, dtype=torch.float64)
+y = torch.randint(0, 2, (32,))
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+optimizer = torch.optim.Adagrad(model.parameters(), lr=0.05)
+model.double()  # static: TW109
+
+for epoch in range(2):
+    perm = torch.randperm(len(X))
+    for start in range(0, len(X), 8):
+        idx = perm[start:start + 8]
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(X[idx]), y[idx])
+        loss.backward()
+        optimizer.step()  # runtime: TW109
+    print(epoch, loss.item())

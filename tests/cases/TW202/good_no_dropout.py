@@ -1,0 +1,24 @@
+"""A model without Dropout or BatchNorm: its mode changes nothing, so validation need not switch it."""
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+g = torch.Generator().manual_seed(0)
+X, Y = torch.randn(48, 8), torch.randint(0, 2, (48,))
+train_loader = DataLoader(TensorDataset(X[:32], Y[:32]), batch_size=8, shuffle=True, generator=g)
+val_loader = DataLoader(TensorDataset(X[32:], Y[32:]), batch_size=8)
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+for epoch in range(3):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+    val_loss = 0.0
+    with torch.no_grad():
+        for x, y in val_loader:
+            val_loss += nn.functional.cross_entropy(model(x), y, reduction="sum").item()
+    print(epoch, loss.item(), val_loss / len(val_loader.dataset))
