@@ -1,0 +1,307 @@
+"""Batches: where they come from, in which order, and how they reach the device.
+
+Two sources share one interface (``num_batches``, ``epoch(epoch, start)``):
+
+- ``TensorSource``: in-memory tensors kept on the device; one permutation per
+  epoch and index slicing, no per-sample collate (the fast path).
+- ``LoaderSource``: a user's DataLoader, never mutated. Its order for an epoch
+  is computed up front as lists of indices and fed to a private DataLoader
+  through a batch sampler, so a resume skips *indices* and never reads the
+  already-seen batches again.
+
+Both draw their randomness from a dedicated ``torch.Generator`` seeded from
+``seed + epoch``: the global RNG (dropout, augmentations) is left to the model,
+which makes a resumed run replay the same random numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import torch
+from torch.utils.data import (
+    BatchSampler,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    SequentialSampler,
+    TensorDataset,
+)
+
+from trainwell.errors import TrainwellError
+
+
+def move_to(batch: Any, device: torch.device, non_blocking: bool = False) -> Any:
+    """Move every tensor inside ``batch`` (tensors, tuples, lists, dicts, dataclasses)."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=non_blocking)
+    if isinstance(batch, Mapping):
+        moved = {k: move_to(v, device, non_blocking) for k, v in batch.items()}
+        return moved if type(batch) is dict else type(batch)(moved)
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # namedtuple
+        return type(batch)(*(move_to(v, device, non_blocking) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(move_to(v, device, non_blocking) for v in batch)
+    if dataclasses.is_dataclass(batch) and not isinstance(batch, type):
+        return dataclasses.replace(batch, **{
+            f.name: move_to(getattr(batch, f.name), device, non_blocking)
+            for f in dataclasses.fields(batch) if f.init
+        })
+    return batch
+
+
+def batch_size_of(batch: Any) -> int:
+    """The leading dimension of the first tensor found in ``batch`` (1 if none)."""
+    if isinstance(batch, torch.Tensor):
+        return batch.shape[0] if batch.dim() else 1
+    if isinstance(batch, Mapping):
+        values: Any = batch.values()
+    elif isinstance(batch, (list, tuple)):
+        values = batch
+    elif dataclasses.is_dataclass(batch):
+        values = [getattr(batch, f.name) for f in dataclasses.fields(batch)]
+    else:
+        return 1
+    for v in values:
+        if isinstance(v, (torch.Tensor, Mapping, list, tuple)) or dataclasses.is_dataclass(v):
+            return batch_size_of(v)
+    return 1
+
+
+class TensorSource:
+    """Batches sliced from tensors that live on the training device."""
+
+    def __init__(self, tensors: Sequence[torch.Tensor], batch_size: int, device: torch.device,
+                 shuffle: bool, seed: int) -> None:
+        n = tensors[0].shape[0]
+        for t in tensors:
+            if t.shape[0] != n:
+                raise TrainwellError(
+                    f"data tensors have different lengths ({n} and {t.shape[0]}); "
+                    "inputs and targets must have one row per sample"
+                )
+        self.tensors = tuple(t.to(device) for t in tensors)
+        self.num_samples = n
+        self.batch_size = int(batch_size)
+        self.device = device
+        self.shuffle = shuffle
+        self.seed = seed
+        self.num_batches = math.ceil(n / self.batch_size)
+        self.drop_last = False
+        self.last_batch_size = n - (self.num_batches - 1) * self.batch_size
+
+    def order(self, epoch: int) -> torch.Tensor | None:
+        """The sample order of ``epoch``: a permutation seeded by ``seed + epoch``."""
+        if not self.shuffle:
+            return None
+        gen = torch.Generator().manual_seed(self.seed + epoch)
+        return torch.randperm(self.num_samples, generator=gen).to(self.device)
+
+    def epoch(self, epoch: int, start: int = 0) -> Iterator[tuple[torch.Tensor, ...]]:
+        """Yield the batches of ``epoch`` from batch index ``start`` on."""
+        perm = self.order(epoch)
+        tensors, bs, n = self.tensors, self.batch_size, self.num_samples
+        if perm is None:
+            for a in range(start * bs, n, bs):
+                yield tuple(t[a:a + bs] for t in tensors)
+        elif len(tensors) == 2:  # (inputs, targets): the common case, without a generator expression
+            x, y = tensors
+            for a in range(start * bs, n, bs):
+                idx = perm[a:a + bs]
+                yield x.index_select(0, idx), y.index_select(0, idx)
+        else:
+            for a in range(start * bs, n, bs):
+                idx = perm[a:a + bs]
+                yield tuple(t.index_select(0, idx) for t in tensors)
+
+
+class _EpochBatches:
+    """A batch sampler whose batches are set before each epoch (main process)."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[int]] = []
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return iter(self.batches)
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+
+class LoaderSource:
+    """Batches from a user's DataLoader, in a resumable order."""
+
+    def __init__(self, loader: DataLoader, device: torch.device, seed: int) -> None:
+        self.loader = loader
+        self.device = device
+        self.seed = seed
+        self.non_blocking = device.type == "cuda"
+        self.move = device.type != "cpu"
+        self.iterable = isinstance(loader.dataset, IterableDataset)
+        self.batch_size = loader.batch_size
+        self.drop_last = bool(loader.drop_last)
+        try:
+            self.num_batches: int | None = len(loader)
+        except TypeError:
+            self.num_batches = None
+        self.last_batch_size = self._last_batch_size()
+        if self.iterable:
+            self._private = None
+            return
+        self._sampler = _EpochBatches()
+        self._generator = torch.Generator()
+        workers = loader.num_workers
+        self._private = DataLoader(
+            loader.dataset,
+            batch_sampler=self._sampler,
+            num_workers=workers,
+            collate_fn=loader.collate_fn,
+            pin_memory=loader.pin_memory or device.type == "cuda",
+            timeout=loader.timeout,
+            worker_init_fn=loader.worker_init_fn,
+            multiprocessing_context=loader.multiprocessing_context if workers else None,
+            generator=self._generator,
+            prefetch_factor=loader.prefetch_factor if workers else None,
+            persistent_workers=loader.persistent_workers and workers > 0,
+        )
+
+    def _last_batch_size(self) -> int | None:
+        if self.iterable or self.batch_size is None or self.drop_last:
+            return None
+        try:
+            n = len(self.loader.dataset)  # type: ignore[arg-type]
+        except TypeError:
+            return None
+        return n - (math.ceil(n / self.batch_size) - 1) * self.batch_size if n else None
+
+    def batches(self, epoch: int) -> list[list[int]]:
+        """The index batches of ``epoch``, computed without touching the global RNG."""
+        loader, seed = self.loader, self.seed + epoch
+        sampler = loader.sampler
+        if type(loader.batch_sampler) is BatchSampler and loader.batch_size is not None:
+            n = len(loader.dataset)  # type: ignore[arg-type]
+            if type(sampler) is RandomSampler and not sampler.replacement and sampler.num_samples == n:
+                order = torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
+            elif type(sampler) is SequentialSampler:
+                order = list(range(n))
+            else:
+                if callable(getattr(sampler, "set_epoch", None)):
+                    sampler.set_epoch(epoch)  # DistributedSampler and kin: a new order per epoch
+                with torch.random.fork_rng(devices=[]):
+                    torch.manual_seed(seed)
+                    order = list(iter(sampler))
+            bs = loader.batch_size
+            out = [order[i:i + bs] for i in range(0, len(order), bs)]
+            if loader.drop_last and out and len(out[-1]) < bs:
+                out.pop()
+            return out
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return [list(b) for b in loader.batch_sampler]
+
+    def epoch(self, epoch: int, start: int = 0) -> Iterator[Any]:
+        """Yield the batches of ``epoch`` from batch index ``start`` on, on the device."""
+        if self._private is None:
+            it = _iter_quiet(self.loader)
+            for _ in range(start):  # an IterableDataset has no indices to skip
+                next(it, None)
+        else:
+            self._sampler.batches = self.batches(epoch)[start:]
+            self._generator.manual_seed(self.seed + epoch)  # worker seeds, not the global RNG
+            it = iter(self._private)
+        if not self.move:
+            yield from it
+            return
+        for batch in it:
+            yield move_to(batch, self.device, self.non_blocking)
+
+
+def _iter_quiet(loader: DataLoader) -> Iterator[Any]:
+    """``iter(loader)`` without consuming the global RNG (it draws worker seeds)."""
+    with torch.random.fork_rng(devices=[]):
+        return iter(loader)
+
+
+def default_loader(dataset: Dataset, batch_size: int, device: torch.device, shuffle: bool,
+                   num_workers: int | None = None) -> DataLoader:
+    """A DataLoader with the defaults the Trainer uses for a bare Dataset.
+
+    Workers: none when training on the CPU (they would compete with the model
+    for the same cores), else up to 4; pinned memory on CUDA (the copies are
+    then ``non_blocking``); persistent workers, so each epoch does not respawn them.
+    """
+    if num_workers is None:
+        num_workers = 0 if device.type == "cpu" else min(4, max(1, (os.cpu_count() or 2) // 2))
+    return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, num_workers=num_workers,
+                      pin_memory=device.type == "cuda", persistent_workers=num_workers > 0)
+
+
+def make_source(data: Any, batch_size: int, device: torch.device, shuffle: bool, seed: int,
+                what: str = "train_data", num_workers: int | None = None
+                ) -> TensorSource | LoaderSource:
+    """Wrap ``data`` (DataLoader, (X, y) tensors, TensorDataset, Dataset) as a batch source."""
+    if isinstance(data, DataLoader):
+        return LoaderSource(data, device, seed)
+    if isinstance(data, TensorDataset):
+        return TensorSource(data.tensors, batch_size, device, shuffle, seed)
+    if isinstance(data, torch.Tensor):
+        return TensorSource((data,), batch_size, device, shuffle, seed)
+    if isinstance(data, (tuple, list)) and data and all(isinstance(t, torch.Tensor) for t in data):
+        return TensorSource(tuple(data), batch_size, device, shuffle, seed)
+    if isinstance(data, Dataset) and hasattr(data, "__len__"):
+        return LoaderSource(default_loader(data, batch_size, device, shuffle, num_workers),
+                            device, seed)
+    raise TrainwellError(
+        f"{what} is a {type(data).__name__}; pass a DataLoader, a Dataset, a TensorDataset or "
+        "a tuple (X, y) of tensors"
+    )
+
+
+def pad_collate(samples: Sequence[Any], padding_value: float = 0,
+                key: str | None = None) -> dict[str, torch.Tensor]:
+    """Collate variable-length sequences by padding to the longest one in the batch.
+
+    Each sample is a tensor ``(length, ...)``, a tuple ``(sequence, target)`` or a
+    dict whose ``key`` (default ``"input_ids"``) entry is the sequence. Returns a
+    dict with ``inputs`` (or ``key``), ``lengths``, ``attention_mask`` (1 = real
+    token) and, when present, ``labels`` (stacked) or any other dict entry
+    (padded if it is a sequence of the same length, stacked otherwise).
+
+    Example:
+        >>> b = pad_collate([torch.tensor([1, 2, 3]), torch.tensor([4])])
+        >>> b["inputs"].tolist(), b["lengths"].tolist()
+        ([[1, 2, 3], [4, 0, 0]], [3, 1])
+    """
+    if not samples:
+        raise TrainwellError("pad_collate got an empty batch")
+    first = samples[0]
+    if isinstance(first, Mapping):
+        key = key or "input_ids"
+        seqs = [torch.as_tensor(s[key]) for s in samples]
+        out = _pad(seqs, padding_value, key)
+        for name in first:
+            if name == key:
+                continue
+            vals = [torch.as_tensor(s[name]) for s in samples]
+            same_len = all(v.dim() and v.shape[0] == q.shape[0] for v, q in zip(vals, seqs))
+            out[name] = (torch.nn.utils.rnn.pad_sequence(vals, batch_first=True, padding_value=0)
+                         if same_len and len({v.shape[0] for v in vals}) > 1 else torch.stack(vals))
+        return out
+    if isinstance(first, (tuple, list)):
+        out = _pad([torch.as_tensor(s[0]) for s in samples], padding_value, key or "inputs")
+        if len(first) > 1:
+            out["labels"] = torch.stack([torch.as_tensor(s[1]) for s in samples])
+        return out
+    return _pad([torch.as_tensor(s) for s in samples], padding_value, key or "inputs")
+
+
+def _pad(seqs: list[torch.Tensor], padding_value: float, name: str) -> dict[str, torch.Tensor]:
+    lengths = torch.tensor([s.shape[0] for s in seqs], dtype=torch.long)
+    padded = torch.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=padding_value)
+    mask = (torch.arange(padded.shape[1])[None, :] < lengths[:, None]).long()
+    return {name: padded, "lengths": lengths, "attention_mask": mask}

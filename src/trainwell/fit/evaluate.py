@@ -1,0 +1,130 @@
+"""Evaluation and prediction: ``model.eval()`` + ``inference_mode``, then train mode back.
+
+Metrics are weighted by batch size and summed on the device; the host reads
+them once, at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.errors import TrainwellError
+from trainwell.fit.data import batch_size_of, move_to
+from trainwell.fit.step import StepRunner, loss_of_outputs, split_batch
+
+
+def accuracy(outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Share of rows whose arg-max class equals the target (class indices or one-hot)."""
+    if target.dim() == outputs.dim():
+        target = target.argmax(-1)
+    return (outputs.argmax(-1) == target).float().mean()
+
+
+BUILTIN_METRICS: dict[str, Callable[[Any, Any], torch.Tensor]] = {"accuracy": accuracy}
+
+
+def resolve_metrics(metrics: Any) -> dict[str, Any]:
+    """Normalize ``metrics`` (dict name -> callable/metric/"accuracy", or a list of names)."""
+    if metrics is None:
+        return {}
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, Mapping):
+        metrics = {name: name for name in metrics}
+    out: dict[str, Any] = {}
+    for name, metric in metrics.items():
+        if isinstance(metric, str):
+            if metric not in BUILTIN_METRICS:
+                raise TrainwellError(
+                    f"metric {name!r}: {metric!r} is not a built-in metric; built-ins are "
+                    f"{', '.join(BUILTIN_METRICS)}, or pass a callable(outputs, targets)"
+                )
+            metric = BUILTIN_METRICS[metric]
+        if not (callable(metric) or is_stateful(metric)):
+            raise TrainwellError(
+                f"metric {name!r} is a {type(metric).__name__}; pass a callable(outputs, targets) "
+                "or an object with update/compute/reset (torchmetrics)"
+            )
+        out[name] = metric
+    return out
+
+
+def is_stateful(metric: Any) -> bool:
+    """A torchmetrics-like metric: update(outputs, target), compute(), reset()."""
+    return all(callable(getattr(metric, m, None)) for m in ("update", "compute", "reset"))
+
+
+@contextlib.contextmanager
+def eval_mode(model: nn.Module) -> Iterator[None]:
+    """``model.eval()`` and ``inference_mode`` inside; every module's mode restored after.
+
+    Restoring each module's own flag (not ``model.train()``) keeps a submodule
+    the user deliberately put in eval mode (a frozen BatchNorm backbone) in it.
+    """
+    modes = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        with torch.inference_mode():
+            yield
+    finally:
+        for module, training in modes:
+            module.training = training
+
+
+def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any],
+                     metrics: dict[str, Any], device: torch.device) -> dict[str, float]:
+    """Mean loss and metrics over ``batches``, weighted by batch size."""
+    stateful = {k: m for k, m in metrics.items() if is_stateful(m)}
+    plain = {k: m for k, m in metrics.items() if k not in stateful}
+    for m in stateful.values():
+        m.reset()
+    with eval_mode(model):
+        dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
+        sums = torch.zeros(1 + len(plain), dtype=dtype, device=device)
+        count = 0
+        for batch in batches:
+            bs = batch_size_of(batch)
+            with runner.precision.autocast():
+                if runner.step_fn is not None:
+                    out = runner.step_fn(model, batch)
+                    loss = out["loss"] if isinstance(out, Mapping) else out
+                    if metrics:
+                        outputs, target = runner.outputs_and_target(batch)
+                else:
+                    outputs, target = runner.outputs_and_target(batch)
+                    loss = loss_of_outputs(outputs) if runner.loss_fn is None \
+                        else runner.loss_fn(outputs, target)
+            values = [loss] + [m(outputs, target) for m in plain.values()]
+            sums += torch.stack([v.detach().to(device=device, dtype=dtype) for v in values]) * bs
+            for m in stateful.values():
+                m.update(outputs, target)
+            count += bs
+        if count == 0:
+            raise TrainwellError("evaluation data has no batches; pass a non-empty validation set")
+        means = (sums / count).tolist()  # the one host sync of the evaluation
+    result = {"loss": means[0]}
+    result.update(zip(plain, means[1:]))
+    for name, m in stateful.items():
+        result[name] = float(m.compute())
+    return result
+
+
+def predict_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any]) -> Any:
+    """Model outputs over ``batches``, concatenated on the CPU."""
+    cpu = torch.device("cpu")
+    outs = []
+    with eval_mode(model), runner.precision.autocast():
+        for batch in batches:
+            if isinstance(batch, tuple) and len(batch) == 2:
+                args, kwargs = (batch[0],), {}
+            else:
+                args, kwargs, _ = split_batch(batch, runner.loss_fn is not None)
+            outs.append(move_to(runner.forward_fn(*args, **kwargs), cpu))
+    if outs and all(isinstance(o, torch.Tensor) for o in outs):
+        return torch.cat(outs)
+    return outs

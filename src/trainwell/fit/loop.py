@@ -1,0 +1,179 @@
+"""The loop: epoch -> optimizer step -> micro-step.
+
+The hot path reads no tensor value: losses are kept as detached device
+tensors and read once per log interval (``flush``), which is also where a
+non-finite loss is found and named.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from trainwell.errors import TrainwellError
+from trainwell.fit.accumulate import Windows
+from trainwell.fit.data import TensorSource, batch_size_of
+from trainwell.fit.state import TrainState
+
+if TYPE_CHECKING:
+    from trainwell.fit.trainer import Trainer
+
+NONFINITE_SKIP_LIMIT = 10
+
+
+def _first_size(batch: Any) -> int:
+    return batch[0].shape[0]
+
+
+def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -> bool:
+    """Train from ``state.batch`` to the end of the epoch or a stop; True if the epoch ended."""
+    micro = tr._runner.micro
+    optimizer_step = tr._runner.optimizer_step
+    losses, sizes = tr._pending_losses, tr._pending_sizes
+    step_hooks = tr._callbacks.on_step_end_targets
+    size_of = _first_size if isinstance(source, TensorSource) else batch_size_of
+    log_every = tr.log_every
+    every = tr.checkpoint_every or 0
+    max_steps = tr.max_steps if tr.max_steps is not None else math.inf
+    k = windows.k
+    n = windows.num_batches
+    partial_start = windows.partial_start if windows.partial_start is not None else math.inf
+    partial_size = windows.partial_size
+    i = state.batch
+    for batch in source.epoch(state.epoch, i):
+        bs = size_of(batch)
+        loss = micro(batch, k if i < partial_start else partial_size)
+        if loss is not None:
+            losses.append(loss)
+            sizes.append(bs)
+        else:
+            _skipped(state, i)
+        i += 1
+        state.batch = i
+        state.samples += bs
+        state.log_samples += bs
+        if i % k == 0 or i == n:
+            optimizer_step()
+            state.step += 1
+            for hook in step_hooks:
+                hook(tr, state)
+            if state.step % log_every == 0:
+                log(tr, state)
+            if every and state.step % every == 0:
+                tr._save_checkpoint()
+            if state.step >= max_steps:
+                tr._stop = True
+        if tr._stop:
+            return i == n
+    if n is None and i % k:  # an iterable source of unknown length left a window open
+        optimizer_step()
+        state.step += 1
+    return True
+
+
+def _skipped(state: TrainState, index: int) -> None:
+    state.nonfinite_skipped += 1
+    if state.nonfinite_skipped > NONFINITE_SKIP_LIMIT:
+        raise TrainwellError(
+            f"more than {NONFINITE_SKIP_LIMIT} batches had a non-finite loss (last: epoch "
+            f"{state.epoch + 1}, batch {index}); lower the learning rate, check the data for "
+            "nan/inf, or clip gradients", exit_code=1)
+
+
+def flush(tr: Trainer, state: TrainState) -> None:
+    """Read the pending losses (one host sync) into the running sums."""
+    losses, sizes = tr._pending_losses, tr._pending_sizes
+    if not losses:
+        return
+    values = torch.stack([v.float() for v in losses]).tolist()
+    first = state.batch - len(values)
+    for j, v in enumerate(values):
+        if not math.isfinite(v):
+            index = first + j
+            step = state.epoch_start_step + index // tr.accumulate + 1
+            raise TrainwellError(
+                f"non-finite loss ({v}) at optimizer step {step} (epoch {state.epoch + 1}, "
+                f"batch {index}); lower the learning rate, check the data for nan/inf, clip "
+                "gradients, or pass nonfinite='skip'", exit_code=1)
+    total = sum(v * b for v, b in zip(values, sizes))
+    count = sum(sizes)
+    state.log_loss_sum += total
+    state.log_loss_count += count
+    state.epoch_loss_sum += total
+    state.epoch_loss_count += count
+    losses.clear()
+    sizes.clear()
+
+
+def log(tr: Trainer, state: TrainState) -> None:
+    """Emit a log record: {step, epoch, train_loss, lr, samples_per_s}."""
+    flush(tr, state)
+    now = time.perf_counter()
+    elapsed = max(now - tr._log_time, 1e-9)
+    n = tr._windows.num_batches
+    record = {
+        "step": float(state.step),
+        "epoch": float(state.epoch + (state.batch / n if n else 0.0)),
+        "train_loss": state.log_loss_sum / state.log_loss_count if state.log_loss_count else math.nan,
+        "lr": float(tr.optimizer.param_groups[0]["lr"]),
+        "samples_per_s": state.log_samples / elapsed,
+    }
+    state.log_loss_sum, state.log_loss_count, state.log_samples = 0.0, 0, 0
+    tr._log_time = now
+    tr._callbacks.fire("on_log", tr, state, record)
+
+
+def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -> dict[str, Any]:
+    """Validate, record, step per-epoch schedulers, track the best, checkpoint."""
+    flush(tr, state)
+    record: dict[str, Any] = {
+        "epoch": state.epoch + 1,
+        "step": state.step,
+        "train_loss": (state.epoch_loss_sum / state.epoch_loss_count
+                       if state.epoch_loss_count else math.nan),
+    }
+    if val_source is not None:
+        for name, value in tr._evaluate_source(val_source).items():
+            record[f"val_{name}"] = value
+    record["lr"] = float(tr.optimizer.param_groups[0]["lr"])
+    record["time_s"] = time.perf_counter() - started
+    # Per-epoch schedulers step after the epoch's optimizer steps (and are fed
+    # the monitored metric when they are ReduceLROnPlateau).
+    tr._schedule.epoch_end(record, tr._monitor)
+    improved = _track_best(tr, state, record)
+    state.history.append(record)
+    state.epoch += 1
+    state.batch = 0
+    state.epoch_start_step = state.step
+    state.epoch_loss_sum, state.epoch_loss_count = 0.0, 0
+    if tr.early_stopping_patience is not None and state.bad_epochs >= tr.early_stopping_patience:
+        tr._stop = True
+    tr._save_checkpoint(best=improved)
+    tr._callbacks.fire("on_epoch_end", tr, state, record)
+    return record
+
+
+def _track_best(tr: Trainer, state: TrainState, record: dict[str, Any]) -> bool:
+    value = record.get(tr._monitor)
+    if value is None or not math.isfinite(value):
+        state.bad_epochs += 1
+        return False
+    better = state.best is None or (value < state.best if tr.mode == "min" else value > state.best)
+    if better:
+        state.best, state.best_epoch, state.bad_epochs = value, record["epoch"], 0
+    else:
+        state.bad_epochs += 1
+    return better
+
+
+def run(tr: Trainer, state: TrainState, train_source: Any, val_source: Any) -> None:
+    """Train epochs until ``max_epochs``, ``max_steps``, early stopping or a stop request."""
+    while state.epoch < tr.max_epochs and not tr._stop:
+        started = time.perf_counter()
+        if train_epoch(tr, state, train_source, tr._windows):
+            end_epoch(tr, state, val_source, started)
+        else:
+            tr._save_checkpoint()  # stopped inside an epoch: keep the exact position

@@ -1,0 +1,131 @@
+"""One optimizer step, in the only order the Trainer can run it.
+
+A micro-step:   forward -> loss -> loss / window size -> backward
+An optimizer step, after the last micro-step of a window:
+    unscale -> clip -> optimizer.step -> scheduler (per step) -> zero_grad
+
+How a batch reaches the model (the batch rule):
+- ``step=`` given: ``step(model, batch)`` returns the loss, or a dict with "loss";
+- a tuple/list: the last item is the target, the others are the model's
+  positional inputs (a 1-tuple has no target);
+- a dict (Hugging Face style) or a dataclass (read as a dict of its fields):
+  with ``loss=`` given, the target is the first of "labels", "label", "y",
+  "target" and the other entries are keyword inputs; without ``loss=``, the
+  whole dict goes to the model and the loss is ``outputs.loss`` (or
+  ``outputs["loss"]``);
+- a single tensor: the model's only input, no target.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.errors import TrainwellError
+from trainwell.fit.precision import Precision
+from trainwell.fit.schedule import Schedule
+
+TARGET_KEYS = ("labels", "label", "y", "target")
+
+
+def split_batch(batch: Any, has_loss_fn: bool) -> tuple[tuple, dict, Any]:
+    """Split a batch into (positional inputs, keyword inputs, target) by the batch rule."""
+    if isinstance(batch, (tuple, list)):
+        if len(batch) == 1:
+            return (batch[0],), {}, None
+        return tuple(batch[:-1]), {}, batch[-1]
+    if dataclasses.is_dataclass(batch) and not isinstance(batch, type):
+        batch = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
+    if isinstance(batch, Mapping):
+        if not has_loss_fn:
+            return (), dict(batch), None
+        for key in TARGET_KEYS:
+            if key in batch:
+                return (), {k: v for k, v in batch.items() if k != key}, batch[key]
+        raise TrainwellError(
+            f"a dict batch with keys {sorted(batch)} has no target; name it one of "
+            f"{', '.join(TARGET_KEYS)}, or pass step=callable(model, batch)"
+        )
+    return (batch,), {}, None
+
+
+def loss_of_outputs(outputs: Any) -> torch.Tensor:
+    """The loss a model returned itself (``outputs.loss`` or ``outputs["loss"]``)."""
+    loss = outputs.get("loss") if isinstance(outputs, Mapping) else getattr(outputs, "loss", None)
+    if loss is None:
+        raise TrainwellError(
+            f"the model returned {type(outputs).__name__} without a loss; pass loss=, "
+            "e.g. loss=nn.CrossEntropyLoss(), or step=callable(model, batch)"
+        )
+    return loss
+
+
+class StepRunner:
+    """The micro-step and the optimizer step, with the phases in fixed order."""
+
+    def __init__(self, forward: Callable[..., Any], loss_fn: Callable | None,
+                 step_fn: Callable | None, optimizer: torch.optim.Optimizer,
+                 precision: Precision, schedule: Schedule, clip_grad_norm: float | None,
+                 model: nn.Module, skip_nonfinite: bool) -> None:
+        self.forward_fn = forward
+        self.loss_fn = loss_fn
+        self.step_fn = step_fn
+        self.model = model
+        self.optimizer = optimizer
+        self.precision = precision
+        self.schedule = schedule
+        self.clip = clip_grad_norm
+        self.skip_nonfinite = skip_nonfinite
+        self.params = [p for g in optimizer.param_groups for p in g["params"]]
+
+    def outputs_and_target(self, batch: Any) -> tuple[Any, Any]:
+        """Run the model on a batch; return its outputs and the batch's target."""
+        if type(batch) is tuple and len(batch) == 2:  # the fast path's (x, y)
+            return self.forward_fn(batch[0]), batch[1]
+        args, kwargs, target = split_batch(batch, self.loss_fn is not None)
+        return self.forward_fn(*args, **kwargs), target
+
+    def loss(self, batch: Any) -> torch.Tensor:
+        """The batch's mean loss (under the precision's autocast)."""
+        with self.precision.autocast():
+            if self.step_fn is not None:
+                out = self.step_fn(self.model, batch)
+                return out["loss"] if isinstance(out, Mapping) else out
+            outputs, target = self.outputs_and_target(batch)
+            if self.loss_fn is None:
+                return loss_of_outputs(outputs)
+            return self.loss_fn(outputs, target)
+
+    def micro(self, batch: Any, divisor: int) -> torch.Tensor | None:
+        """Forward and backward one micro-batch; return its detached loss.
+
+        Returns None when the loss is not finite and the policy is "skip" (the
+        batch adds no gradient). Under "raise" nothing is read here: the loss
+        is checked on the host at the next log interval, never per step.
+        """
+        loss = self.loss(batch)
+        if self.skip_nonfinite and not torch.isfinite(loss):  # a sync, "skip" policy only
+            return None
+        # Divide by the window's real size so the summed gradient is the mean.
+        self.precision.backward(loss / divisor if divisor != 1 else loss)
+        return loss.detach()
+
+    def optimizer_step(self) -> bool:
+        """Apply the accumulated gradient; return whether parameters were updated."""
+        optimizer = self.optimizer
+        # Unscale first: clipping a scaled gradient would clip at the wrong norm.
+        self.precision.unscale(optimizer)
+        if self.clip is not None:
+            # Clip after backward and unscale, before the step that uses the gradient.
+            torch.nn.utils.clip_grad_norm_(self.params, self.clip)
+        stepped = self.precision.step(optimizer)
+        # The scheduler follows the optimizer, and only when it really stepped.
+        if stepped and self.schedule.per_step:
+            self.schedule.step_end()
+        # Zero last, with set_to_none: the next window starts from no gradient.
+        optimizer.zero_grad(set_to_none=True)
+        return stepped

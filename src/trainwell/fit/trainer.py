@@ -1,0 +1,379 @@
+"""The public Trainer: plain PyTorch objects in, a correct and fast loop out."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import signal
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.errors import TrainwellError
+from trainwell.fit import checkpoint as ckpt
+from trainwell.fit import loop, preflight
+from trainwell.fit.accumulate import Windows, restore_window_grads, window_grads
+from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
+from trainwell.fit.data import make_source
+from trainwell.fit.evaluate import evaluate_batches, predict_batches, resolve_metrics
+from trainwell.fit.precision import make_precision
+from trainwell.fit.schedule import Schedule
+from trainwell.fit.seeding import capture_rng, deterministic_mode, restore_rng, seed_everything
+from trainwell.fit.state import TrainState
+from trainwell.fit.step import StepRunner
+
+NONFINITE_POLICIES = ("raise", "skip")
+
+
+@dataclasses.dataclass
+class FitResult:
+    """What ``Trainer.fit`` returns."""
+
+    history: list[dict[str, Any]]
+    best: dict[str, Any] | None
+    run_dir: Path | None
+    best_checkpoint: Path | None
+    last_checkpoint: Path | None
+    state: TrainState
+    interrupted: bool = False  # stopped by Ctrl-C (a resumable checkpoint was written)
+
+
+class Trainer:
+    """Train an ``nn.Module`` with the order of operations built in.
+
+    The model is placed on ``device`` first; an optimizer given as a factory
+    is then built over the trainable parameters only. See TRAINER_API.md for
+    every argument.
+
+    Example:
+        >>> model = nn.Linear(4, 2)
+        >>> x, y = torch.randn(32, 4), torch.randint(0, 2, (32,))
+        >>> result = Trainer(model, lambda p: torch.optim.SGD(p, lr=0.1),
+        ...                  loss=nn.CrossEntropyLoss(), max_epochs=2, progress=False
+        ...                  ).fit((x, y), val_data=(x, y))
+        >>> len(result.history)
+        2
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer],
+        loss: Callable[[Any, Any], torch.Tensor] | None = None,
+        step: Callable[[nn.Module, Any], Any] | None = None,
+        scheduler: Any = None,
+        scheduler_interval: str = "epoch",
+        metrics: Any = None,
+        max_epochs: int = 10,
+        max_steps: int | None = None,
+        batch_size: int = 64,
+        eval_batch_size: int | None = None,
+        accumulate: int = 1,
+        precision: str = "32",
+        clip_grad_norm: float | None = None,
+        device: str | torch.device | None = None,
+        seed: int = 0,
+        deterministic: bool = False,
+        compile: bool | dict[str, Any] = False,
+        run_dir: str | Path | None = None,
+        checkpoint_every: int | None = None,
+        keep_last: int | None = 3,
+        monitor: str = "val_loss",
+        mode: str = "min",
+        early_stopping_patience: int | None = None,
+        nonfinite: str = "raise",
+        log_every: int = 50,
+        callbacks: Iterable[Callback] = (),
+        progress: bool = True,
+        num_workers: int | None = None,
+    ) -> None:
+        if not isinstance(model, nn.Module):
+            raise TrainwellError(f"model is a {type(model).__name__}; pass an nn.Module")
+        if loss is not None and step is not None:
+            raise TrainwellError("pass loss= or step=, not both: step(model, batch) computes the loss")
+        _positive("max_epochs", max_epochs)
+        _positive("batch_size", batch_size)
+        _positive("accumulate", accumulate)
+        _positive("log_every", log_every)
+        for name, value in (("max_steps", max_steps), ("eval_batch_size", eval_batch_size),
+                            ("checkpoint_every", checkpoint_every),
+                            ("early_stopping_patience", early_stopping_patience)):
+            if value is not None:
+                _positive(name, value)
+        if mode not in ("min", "max"):
+            raise TrainwellError(f"mode={mode!r} is not known; use 'min' or 'max'")
+        if nonfinite not in NONFINITE_POLICIES:
+            raise TrainwellError(f"nonfinite={nonfinite!r} is not known; use 'raise' or 'skip'")
+        if clip_grad_norm is not None and not clip_grad_norm > 0:
+            raise TrainwellError(f"clip_grad_norm={clip_grad_norm!r} must be a positive number")
+
+        self.device = torch.device(device) if device is not None else torch.device(
+            "cuda" if torch.cuda.is_available() else "cpu")
+        # Place the model BEFORE any optimizer sees its parameters.
+        self.model = model.to(self.device)
+        if isinstance(optimizer, torch.optim.Optimizer):
+            self.optimizer = optimizer
+        elif callable(optimizer):
+            self.optimizer = optimizer([p for p in self.model.parameters() if p.requires_grad])
+            if not isinstance(self.optimizer, torch.optim.Optimizer):
+                raise TrainwellError(
+                    f"the optimizer factory returned a {type(self.optimizer).__name__}; it must "
+                    "return a torch.optim.Optimizer, e.g. lambda params: torch.optim.AdamW(params)")
+        else:
+            raise TrainwellError(
+                f"optimizer is a {type(optimizer).__name__}; pass a torch.optim.Optimizer or a "
+                "factory, e.g. lambda params: torch.optim.AdamW(params, lr=1e-3)")
+        if scheduler is not None and not hasattr(scheduler, "step") and callable(scheduler):
+            scheduler = scheduler(self.optimizer)
+        self.scheduler = scheduler
+        self.loss_fn, self.step_fn = loss, step
+        self.metrics = resolve_metrics(metrics)
+        self.max_epochs, self.max_steps = int(max_epochs), max_steps
+        self.batch_size = int(batch_size)
+        self.eval_batch_size = int(eval_batch_size or batch_size)
+        self.accumulate = int(accumulate)
+        self.clip_grad_norm = clip_grad_norm
+        self.seed, self.deterministic, self.compile = int(seed), bool(deterministic), compile
+        self.run_dir: Path | None = Path(run_dir) if run_dir is not None else None
+        self.checkpoint_every, self.keep_last = checkpoint_every, keep_last
+        self.monitor, self.mode = monitor, mode
+        self.early_stopping_patience = early_stopping_patience
+        self.nonfinite = nonfinite
+        self.log_every = int(log_every)
+        self.callbacks = list(callbacks)
+        self.progress = progress
+        self.num_workers = num_workers
+        self.precision = make_precision(precision, self.device)
+        self._schedule = Schedule(scheduler, scheduler_interval)
+        self.scheduler_interval = scheduler_interval
+        # compile=True: torch.compile defaults; a dict: its keyword arguments.
+        options = compile if isinstance(compile, dict) else {}
+        forward = torch.compile(self.model, **options) if compile else self.model
+        self._runner = StepRunner(forward, loss, step, self.optimizer, self.precision,
+                                  self._schedule, clip_grad_norm, self.model,
+                                  skip_nonfinite=nonfinite == "skip")
+        self.state = TrainState()
+        self._stop = self._interrupted = False
+        self._pending_losses: list[torch.Tensor] = []
+        self._pending_sizes: list[int] = []
+        self._callbacks = CallbackList([])
+        self._folder: ckpt.CheckpointFolder | None = None
+        self._last_checkpoint: Path | None = None
+        self._best_checkpoint: Path | None = None
+        self._windows = Windows(self.accumulate, None)
+        self._monitor = monitor
+        self._log_time = 0.0
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, train_data: Any, val_data: Any = None,
+            resume: str | Path | None = None) -> FitResult:
+        """Train on ``train_data``; validate on ``val_data`` after each epoch.
+
+        ``resume``: a checkpoint file or a run directory (its newest checkpoint).
+        """
+        train = make_source(train_data, self.batch_size, self.device, True, self.seed,
+                            "train_data", self.num_workers)
+        val = None if val_data is None else self._eval_source(val_data, "val_data")
+        if train.num_batches == 0:
+            raise TrainwellError("train_data has no batches; pass at least one sample")
+        self._windows = Windows(self.accumulate, train.num_batches)
+        self._monitor = self._resolve_monitor(val is not None)
+        steps_per_epoch = (math.ceil(train.num_batches / self.accumulate)
+                           if train.num_batches is not None else None)
+        planned = self._planned_steps(steps_per_epoch)
+        self._preflight(train, planned)
+
+        self.state = TrainState()
+        self._stop = self._interrupted = False
+        self._pending_losses.clear()
+        self._pending_sizes.clear()
+        seed_everything(self.seed)
+        self.optimizer.zero_grad(set_to_none=True)
+        if self.run_dir is not None:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            self._folder = ckpt.CheckpointFolder(self.run_dir, self.keep_last)
+        rng = self._resume(resume) if resume is not None else None
+        callbacks = list(self.callbacks)
+        if self.run_dir is not None:
+            callbacks.insert(0, CSVLogger(self.run_dir))
+        if self.progress:
+            callbacks.append(ProgressBar(planned))
+        self._callbacks = CallbackList(callbacks)
+        if not self.model.training:  # a model left in eval mode; submodules the user put
+            self.model.train()      # in eval inside a training model stay as they are
+        self._callbacks.fire("on_fit_start", self, self.state)
+        if rng is not None:
+            restore_rng(rng)  # last, so nothing between here and the loop draws from it
+        self._log_time = time.perf_counter()
+        try:
+            with deterministic_mode(self.deterministic), self._stop_on_interrupt():
+                if self.max_steps is None or self.state.step < self.max_steps:
+                    loop.run(self, self.state, train, val)
+        finally:
+            result = self._result()
+            self._callbacks.fire("on_fit_end", self, result)
+        return result
+
+    def request_stop(self) -> None:
+        """Stop at the end of the current micro-batch, saving a resumable checkpoint.
+
+        Safe to call from a callback, a model's forward or a signal handler.
+        """
+        self._stop = True
+
+    @contextlib.contextmanager
+    def _stop_on_interrupt(self) -> Iterator[None]:
+        """First Ctrl-C: stop after the current micro-batch and checkpoint; second: abort."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = signal.getsignal(signal.SIGINT)
+
+        def handler(signum: int, frame: Any) -> None:
+            if self._interrupted:
+                raise KeyboardInterrupt
+            self._interrupted = True
+            self.request_stop()
+            print("trainwell: stopping after this batch and saving a checkpoint "
+                  "(Ctrl-C again to abort)", file=sys.stderr)
+
+        signal.signal(signal.SIGINT, handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    # ------------------------------------------------------------ evaluate
+    def evaluate(self, data: Any) -> dict[str, float]:
+        """Loss and metrics over ``data``, weighted by batch size."""
+        return self._evaluate_source(self._eval_source(data, "data"))
+
+    def predict(self, data: Any) -> Any:
+        """Model outputs over ``data`` under ``inference_mode``, as a CPU tensor."""
+        source = self._eval_source(data, "data")
+        return predict_batches(self._runner, self.model, source.epoch(0))
+
+    def export_weights(self, path: str | Path) -> Path:
+        """Write the model's weights only, as safetensors."""
+        return ckpt.export_weights(self.model, path)
+
+    def _eval_source(self, data: Any, what: str) -> Any:
+        return make_source(data, self.eval_batch_size, self.device, False, self.seed, what,
+                           self.num_workers)
+
+    def _evaluate_source(self, source: Any) -> dict[str, float]:
+        return evaluate_batches(self._runner, self.model, source.epoch(0), self.metrics,
+                                self.device)
+
+    # ---------------------------------------------------------- checkpoint
+    def _payload(self) -> dict[str, Any]:
+        state = self.state
+        mid_window = state.batch % self.accumulate != 0
+        return {
+            "format": 1,
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scheduler": self._schedule.state_dict(),
+            "precision": self.precision.state_dict(),
+            "state": state.state_dict(),
+            "rng": capture_rng(),
+            # In-flight gradients of an unfinished accumulation window.
+            "window_grads": window_grads(self._runner.params) if mid_window else None,
+            "pending_losses": (torch.stack([v.float() for v in self._pending_losses]).cpu()
+                               if self._pending_losses else None),
+            "pending_sizes": list(self._pending_sizes),
+            "data": {"seed": self.seed, "batch_size": self.batch_size,
+                     "accumulate": self.accumulate, "num_batches": self._windows.num_batches},
+        }
+
+    def _save_checkpoint(self, best: bool = False) -> None:
+        if self._folder is None:
+            return
+        payload = self._payload()
+        self._last_checkpoint = self._folder.save(payload, self.state.step)
+        if best:
+            self._best_checkpoint = self._folder.save_best(payload)
+
+    def _resume(self, resume: str | Path) -> dict[str, Any]:
+        path = ckpt.resolve_resume(resume)
+        data = ckpt.load_checkpoint(path)
+        ckpt.check_model_compatible(self.model, data["model"], path)
+        self.model.load_state_dict(data["model"])
+        for name, target, saved in (("optimizer", self.optimizer, data["optimizer"]),
+                                    ("scheduler", self._schedule, data["scheduler"]),
+                                    ("precision", self.precision, data["precision"])):
+            try:
+                target.load_state_dict(saved)
+            except (ValueError, KeyError, TypeError, RuntimeError) as e:
+                raise TrainwellError(
+                    f"checkpoint {path}: its {name} state does not fit this run's {name} "
+                    f"({str(e).splitlines()[0]}); resume with the same {name} settings",
+                    exit_code=1) from e
+        self.state.load_state_dict(data["state"])
+        if data.get("window_grads") is not None:
+            restore_window_grads(self._runner.params, data["window_grads"])
+        if data.get("pending_losses") is not None:
+            self._pending_losses.extend(data["pending_losses"].to(self.device).unbind())
+            self._pending_sizes.extend(data["pending_sizes"])
+        saved = data.get("data", {})
+        now = {"seed": self.seed, "batch_size": self.batch_size, "accumulate": self.accumulate,
+               "num_batches": self._windows.num_batches}
+        changed = [f"{k} {saved[k]} -> {now[k]}" for k in now if k in saved and saved[k] != now[k]]
+        if changed:
+            warnings.warn(f"resuming {path} with a different data order ({', '.join(changed)}): "
+                          "the run will not continue exactly", preflight.PreflightWarning,
+                          stacklevel=3)
+        self._last_checkpoint = path
+        best = path.parent / f"best{ckpt.SUFFIX}"
+        self._best_checkpoint = best if best.is_file() else None
+        return data["rng"]
+
+    # ---------------------------------------------------------------- setup
+    def _resolve_monitor(self, has_val: bool) -> str:
+        keys = ["train_loss", "lr"]
+        if has_val:
+            keys += ["val_loss"] + [f"val_{m}" for m in self.metrics]
+        if self.monitor in keys:
+            return self.monitor
+        if self.monitor == "val_loss" and not has_val:
+            return "train_loss"  # the default monitor, without validation data
+        raise TrainwellError(
+            f"monitor={self.monitor!r} is not in the epoch records; use one of {', '.join(keys)}")
+
+    def _planned_steps(self, steps_per_epoch: int | None) -> int | None:
+        planned = steps_per_epoch * self.max_epochs if steps_per_epoch is not None else None
+        if self.max_steps is not None:
+            planned = self.max_steps if planned is None else min(planned, self.max_steps)
+        return planned
+
+    def _preflight(self, train: Any, planned: int | None) -> None:
+        preflight.check_parameters(self.model, self.optimizer)
+        preflight.check_scheduler_optimizer(self.scheduler, self.optimizer)
+        if self.scheduler is not None and planned is not None:
+            preflight.check_schedule(self.scheduler, self.scheduler_interval, planned,
+                                     self.max_epochs)
+        preflight.check_accumulation(self.accumulate, train.num_batches, train.drop_last)
+        preflight.check_batchnorm(self.model, train.batch_size, train.last_batch_size)
+
+    def _result(self) -> FitResult:
+        history = self.state.history
+        best = None
+        if self.state.best_epoch is not None:
+            best = next((r for r in history if r["epoch"] == self.state.best_epoch), None)
+        return FitResult(history=history, best=best, run_dir=self.run_dir,
+                         best_checkpoint=self._best_checkpoint,
+                         last_checkpoint=self._last_checkpoint, state=self.state,
+                         interrupted=self._interrupted)
+
+
+def _positive(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise TrainwellError(f"{name}={value!r} must be a positive integer")
