@@ -1,0 +1,27 @@
+"""The rules: one module per code, named after what it flags.
+
+A rule module defines ``CODE`` (a catalog code) and ``check(ctx) -> Iterable[Finding]``.
+Rules are discovered here, never listed by hand.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+from types import ModuleType
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> dict[str, ModuleType]:
+    """Every rule module, by code."""
+    rules: dict[str, ModuleType] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        code = getattr(module, "CODE", None)
+        if code is None:
+            continue
+        if code in rules:
+            raise RuntimeError(f"two rules claim {code}: {rules[code].__name__} and {module.__name__}")
+        rules[code] = module
+    return rules

@@ -1,0 +1,45 @@
+"""Small facts about syntax nodes: dotted keys, keyword arguments, method names."""
+
+from __future__ import annotations
+
+import ast
+
+_IDENTITY_METHODS = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train", "eval", "requires_grad_"}
+
+
+def key_of(node: ast.AST | None) -> str | None:
+    """``a.b.c`` for a chain of names and attributes; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def kwarg(call: ast.Call, name: str) -> ast.expr | None:
+    """The value of keyword ``name`` in ``call``, or None."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def has_star_kwargs(call: ast.Call) -> bool:
+    return any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args)
+
+
+def method_name(call: ast.AST) -> str | None:
+    """``step`` for ``anything.step(...)``."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return None
+
+
+def strip_identity(node: ast.expr) -> ast.expr:
+    """``Net().to(device).train()`` -> ``Net()``: calls that return the same module."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _IDENTITY_METHODS:
+        node = node.func.value
+    return node

@@ -1,0 +1,150 @@
+"""Renderers of findings: text (people), json (scripts), sarif 2.1.0 (code scanning), github (annotations).
+
+Shared by the static checker and the runtime checker. A *problem* is anything
+that is not a finding but must be shown (a file that does not parse, a rule
+that failed); renderers take objects with ``kind``, ``path``, ``line``,
+``column``, ``message`` and ``rule`` attributes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any, Protocol, Sequence, TextIO
+
+from trainwell import __version__
+from trainwell.catalog import CATALOG
+from trainwell.diagnostic import Finding
+
+FORMATS = ("text", "json", "sarif", "github")
+DOCS_PATH = "docs/rules/"  # relative to the project root; the pages ship with the package too
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+class ProblemLike(Protocol):
+    kind: str
+    path: str
+    line: int
+    column: int
+    message: str
+    rule: str | None
+
+
+def render(findings: Sequence[Finding], problems: Sequence[ProblemLike], fmt: str, out: TextIO, *,
+           files: int = 0, statistics: bool = False, fixable: int = 0) -> None:
+    """Write ``findings`` and ``problems`` to ``out`` in format ``fmt``."""
+    if fmt == "json":
+        json.dump([f.to_dict() for f in findings] + [_problem_dict(p) for p in problems], out, indent=2)
+        out.write("\n")
+    elif fmt == "sarif":
+        json.dump(sarif(findings, problems), out, indent=2)
+        out.write("\n")
+    elif fmt == "github":
+        for finding in findings:
+            out.write(github_line(finding) + "\n")
+        for problem in problems:
+            out.write(f"::error file={_prop(problem.path)},line={problem.line},col={problem.column + 1},title={_prop(_problem_title(problem))}::{_data(problem.message)}\n")
+    else:
+        text(findings, problems, out, files=files, statistics=statistics, fixable=fixable)
+
+
+def text(findings: Sequence[Finding], problems: Sequence[ProblemLike], out: TextIO, *, files: int = 0,
+         statistics: bool = False, fixable: int = 0) -> None:
+    """``path:line:col: CODE message`` grouped by file, a hint under each, then a summary."""
+    by_path: dict[str, list[str]] = {}
+    for problem in problems:
+        by_path.setdefault(problem.path, []).append(f"{problem.path}:{problem.line}:{problem.column + 1}: {_problem_title(problem)}: {problem.message}")
+    for finding in findings:
+        lines = [f"{finding.location()}: {finding.code} {finding.message}"]
+        if finding.hint:
+            lines.append(f"    hint: {finding.hint}")
+        by_path.setdefault(finding.path, []).extend(lines)
+    for index, (path, lines) in enumerate(sorted(by_path.items())):
+        if index:
+            out.write("\n")
+        out.write("\n".join(lines) + "\n")
+    if statistics and findings:
+        out.write("\n")
+        for code, count in sorted(Counter(f.code for f in findings).items()):
+            out.write(f"{count:6d}  {code}  {CATALOG[code].name}\n")
+    if by_path:
+        out.write("\n")
+    parts = [f"{len(findings)} finding{'s' * (len(findings) != 1)}"]
+    if problems:
+        parts.append(f"{len(problems)} file error{'s' * (len(problems) != 1)}")
+    checked = f" in {files} file{'s' * (files != 1)}" if files else ""
+    fix_note = f" ({fixable} fixable with --fix)" if fixable else ""
+    out.write(f"{', '.join(parts)}{checked}{fix_note}.\n" if findings or problems else f"All clear{checked}.\n")
+
+
+def github_line(finding: Finding) -> str:
+    """A GitHub Actions workflow command that annotates the line."""
+    end = f",endLine={finding.end_line}" if finding.end_line else ""
+    return (f"::error file={_prop(finding.path)},line={finding.line},col={finding.column + 1}{end},"
+            f"title={_prop(finding.code + ' ' + finding.name)}::{_data(finding.message)}")
+
+
+def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> dict[str, Any]:
+    """A SARIF 2.1.0 log with one run: the rules that fired and their results."""
+    codes = sorted({f.code for f in findings})
+    index = {code: i for i, code in enumerate(codes)}
+    rules = [{
+        "id": code,
+        "name": _camel(CATALOG[code].name),
+        "shortDescription": {"text": CATALOG[code].summary},
+        "helpUri": f"{DOCS_PATH}{CATALOG[code].page_name}",
+        "properties": {"tags": sorted(CATALOG[code].detectors)},
+    } for code in codes]
+    results = []
+    for finding in findings:
+        region: dict[str, int] = {"startLine": finding.line, "startColumn": finding.column + 1}
+        if finding.end_line is not None:
+            region["endLine"] = finding.end_line
+        if finding.end_column is not None:
+            region["endColumn"] = finding.end_column + 1
+        message = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+        results.append({
+            "ruleId": finding.code, "ruleIndex": index[finding.code], "level": "error",
+            "message": {"text": message},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(finding.path)}, "region": region}}],
+        })
+    notifications = [{
+        "level": "error", "message": {"text": f"{_problem_title(p)}: {p.message}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(p.path)}, "region": {"startLine": p.line, "startColumn": p.column + 1}}}],
+    } for p in problems]
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "trainwell", "version": __version__, "informationUri": f"{DOCS_PATH}", "rules": rules}},
+            "invocations": [{"executionSuccessful": not any(p.kind == "internal-error" for p in problems), "toolExecutionNotifications": notifications}],
+            "results": results,
+        }],
+    }
+
+
+def _problem_dict(problem: ProblemLike) -> dict[str, Any]:
+    return {"code": None, "name": problem.kind, "message": problem.message, "path": problem.path, "line": problem.line,
+            "column": problem.column + 1, "end_line": problem.line, "end_column": problem.column + 1, "fix": None, "rule": problem.rule}
+
+
+def _problem_title(problem: ProblemLike) -> str:
+    if problem.kind == "internal-error":
+        return f"internal error in {problem.rule} ({CATALOG[problem.rule].name}), please report" if problem.rule in CATALOG else "internal error"
+    return problem.kind.replace("-", " ")
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("-"))
+
+
+def _uri(path: str) -> str:
+    return path.replace("\\", "/").removeprefix("./")
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
