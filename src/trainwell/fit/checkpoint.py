@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import pickle
 import re
 from pathlib import Path
 from typing import Any
@@ -101,7 +102,16 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
         hint = (f"; the previous good checkpoint is {previous}: resume from it"
                 if previous else "; no earlier good checkpoint was found next to it")
         raise TrainwellError(f"checkpoint {path} {problem}{hint}", exit_code=1)
-    return torch.load(io.BytesIO(body), map_location="cpu", weights_only=True)
+    try:
+        return torch.load(io.BytesIO(body), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        # weights_only refused an object that would run code when unpickled.
+        found = re.search(r"(?:unsupported|Unsupported) (?:GLOBAL|global:?) ?([\w.]+)", str(e))
+        what = f" ({found.group(1)})" if found else ""
+        raise TrainwellError(
+            f"checkpoint {path} holds an object that would run code when loaded{what}; "
+            "trainwell loads checkpoints with weights_only=True and refuses it: load only "
+            "checkpoints you wrote, or re-save the state as tensors", exit_code=1) from None
 
 
 def step_files(folder: Path) -> list[Path]:
@@ -180,6 +190,11 @@ class CheckpointFolder:
         return save_checkpoint(self.folder / f"best{SUFFIX}", payload)
 
     def _prune(self) -> None:
+        # Temporary files of a writer that was killed mid-write (never a good file).
+        own = f".tmp-{os.getpid()}"
+        for stale in self.folder.glob(".*.tmp-*"):
+            if not stale.name.endswith(own):
+                stale.unlink(missing_ok=True)
         if not self.keep_last or self.keep_last < 1:
             return
         for old in step_files(self.folder)[:-self.keep_last]:

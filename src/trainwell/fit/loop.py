@@ -50,7 +50,7 @@ def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -
             losses.append(loss)
             sizes.append(bs)
         else:
-            _skipped(state, i)
+            _skipped(tr, state, i)
         i += 1
         state.batch = i
         state.samples += bs
@@ -74,21 +74,24 @@ def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -
     return True
 
 
-def _skipped(state: TrainState, index: int) -> None:
+def _skipped(tr: Trainer, state: TrainState, index: int) -> None:
     state.nonfinite_skipped += 1
     if state.nonfinite_skipped > NONFINITE_SKIP_LIMIT:
         raise TrainwellError(
             f"more than {NONFINITE_SKIP_LIMIT} batches had a non-finite loss (last: epoch "
-            f"{state.epoch + 1}, batch {index}); lower the learning rate, check the data for "
+            f"{state.epoch + 1}, batch {index}){_last_good(tr)}; lower the learning rate, check the data for "
             "nan/inf, or clip gradients", exit_code=1)
 
 
-def flush(tr: Trainer, state: TrainState) -> None:
-    """Read the pending losses (one host sync) into the running sums."""
-    losses, sizes = tr._pending_losses, tr._pending_sizes
-    if not losses:
-        return
-    values = torch.stack([v.float() for v in losses]).tolist()
+def _last_good(tr: Trainer) -> str:
+    last = tr._last_checkpoint
+    return (f"; the last good checkpoint is {last}" if last is not None
+            else "; no checkpoint was written before it")
+
+
+def check_finite(tr: Trainer, state: TrainState) -> list[float]:
+    """Read the pending losses (one host sync); raise naming the first non-finite one."""
+    values = torch.stack([v.float() for v in tr._pending_losses]).tolist()
     first = state.batch - len(values)
     for j, v in enumerate(values):
         if not math.isfinite(v):
@@ -96,8 +99,17 @@ def flush(tr: Trainer, state: TrainState) -> None:
             step = state.epoch_start_step + index // tr.accumulate + 1
             raise TrainwellError(
                 f"non-finite loss ({v}) at optimizer step {step} (epoch {state.epoch + 1}, "
-                f"batch {index}); lower the learning rate, check the data for nan/inf, clip "
-                "gradients, or pass nonfinite='skip'", exit_code=1)
+                f"batch {index}){_last_good(tr)}; lower the learning rate, check the data for "
+                "nan/inf, clip gradients, or pass nonfinite='skip'", exit_code=1)
+    return values
+
+
+def flush(tr: Trainer, state: TrainState) -> None:
+    """Read the pending losses (one host sync) into the running sums."""
+    losses, sizes = tr._pending_losses, tr._pending_sizes
+    if not losses:
+        return
+    values = check_finite(tr, state)
     total = sum(v * b for v, b in zip(values, sizes))
     count = sum(sizes)
     state.log_loss_sum += total

@@ -43,7 +43,7 @@ class FitResult:
     best_checkpoint: Path | None
     last_checkpoint: Path | None
     state: TrainState
-    interrupted: bool = False  # stopped by Ctrl-C (a resumable checkpoint was written)
+    interrupted: bool = False  # stopped by SIGINT/SIGTERM (a resumable checkpoint was written)
 
 
 class Trainer:
@@ -161,7 +161,8 @@ class Trainer:
                                   self._schedule, clip_grad_norm, self.model,
                                   skip_nonfinite=nonfinite == "skip")
         self.state = TrainState()
-        self._stop = self._interrupted = False
+        self._stop = False
+        self._interrupted: str | bool = False  # the signal's name once one arrived
         self._pending_losses: list[torch.Tensor] = []
         self._pending_sizes: list[int] = []
         self._callbacks = CallbackList([])
@@ -217,6 +218,8 @@ class Trainer:
             with deterministic_mode(self.deterministic), self._stop_on_interrupt():
                 if self.max_steps is None or self.state.step < self.max_steps:
                     loop.run(self, self.state, train, val)
+            if self._interrupted:
+                self._report_interrupt()
         finally:
             result = self._result()
             self._callbacks.fire("on_fit_end", self, result)
@@ -231,25 +234,47 @@ class Trainer:
 
     @contextlib.contextmanager
     def _stop_on_interrupt(self) -> Iterator[None]:
-        """First Ctrl-C: stop after the current micro-batch and checkpoint; second: abort."""
+        """SIGINT/SIGTERM: stop after the current micro-batch and checkpoint; a second: abort.
+
+        Installed only in the main thread (Python delivers signals there) and
+        only while ``fit`` runs; the previous handlers are put back after.
+        """
         if threading.current_thread() is not threading.main_thread():
             yield
             return
-        previous = signal.getsignal(signal.SIGINT)
+        signals = [signal.SIGINT] + ([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])
+        previous = {s: signal.getsignal(s) for s in signals}
 
         def handler(signum: int, frame: Any) -> None:
+            name = signal.Signals(signum).name
             if self._interrupted:
-                raise KeyboardInterrupt
-            self._interrupted = True
+                if signum == signal.SIGINT:
+                    raise KeyboardInterrupt
+                raise SystemExit(128 + signum)
+            self._interrupted = name
             self.request_stop()
-            print("trainwell: stopping after this batch and saving a checkpoint "
-                  "(Ctrl-C again to abort)", file=sys.stderr)
+            what = "saving a checkpoint" if self.run_dir is not None else "no run_dir: nothing is saved"
+            print(f"trainwell: {name}: stopping after this batch and {what} "
+                  f"({name} again to abort)", file=sys.stderr)
 
-        signal.signal(signal.SIGINT, handler)
+        for s in signals:
+            signal.signal(s, handler)
         try:
             yield
         finally:
-            signal.signal(signal.SIGINT, previous)
+            for s, h in previous.items():
+                signal.signal(s, h)
+
+    def _report_interrupt(self) -> None:
+        """The one message a stopped run ends with: where it stopped and how to go on."""
+        where = f"at step {self.state.step} (epoch {self.state.epoch + 1}, batch {self.state.batch})"
+        if self._last_checkpoint is not None and self.run_dir is not None:
+            print(f"trainwell: {self._interrupted}: stopped {where}; checkpoint "
+                  f"{self._last_checkpoint}; resume with resume={str(self.run_dir)!r} "
+                  f"(trainwell fit --resume {self.run_dir})", file=sys.stderr)
+        else:
+            print(f"trainwell: {self._interrupted}: stopped {where}; no run_dir, so no "
+                  "checkpoint was written", file=sys.stderr)
 
     # ------------------------------------------------------------ evaluate
     def evaluate(self, data: Any) -> dict[str, float]:
@@ -297,6 +322,11 @@ class Trainer:
     def _save_checkpoint(self, best: bool = False) -> None:
         if self._folder is None:
             return
+        if self._pending_losses and self.nonfinite == "raise":
+            # A non-finite loss not yet read must stop the run BEFORE its weights
+            # are saved: otherwise keep_last would prune the good checkpoints away.
+            # One host sync per checkpoint (saving syncs anyway).
+            loop.check_finite(self, self.state)
         payload = self._payload()
         self._last_checkpoint = self._folder.save(payload, self.state.step)
         if best:
@@ -371,7 +401,7 @@ class Trainer:
         return FitResult(history=history, best=best, run_dir=self.run_dir,
                          best_checkpoint=self._best_checkpoint,
                          last_checkpoint=self._last_checkpoint, state=self.state,
-                         interrupted=self._interrupted)
+                         interrupted=bool(self._interrupted))
 
 
 def _positive(name: str, value: Any) -> None:
