@@ -120,6 +120,14 @@ def test_config_in_pyproject(tmp_path, capsys):
     assert [(Path(f["path"]).name, f["code"], f["line"]) for f in found] == [("a.py", "TW502", 9)]
 
 
+def test_a_named_folder_is_checked_even_when_excluded(tmp_path, capsys):
+    _write(tmp_path, "pyproject.toml", '[tool.trainwell]\nexclude = ["skipped"]\n')
+    (tmp_path / "skipped").mkdir()
+    _write(tmp_path / "skipped", "b.py", BAD_LOAD)
+    assert _run(capsys, str(tmp_path))[0] == 0  # found by the search: pruned
+    assert _run(capsys, str(tmp_path / "skipped"))[0] == 1  # named by the user: checked
+
+
 def test_config_errors_are_one_line(tmp_path, capsys):
     _write(tmp_path, "pyproject.toml", "[tool.trainwell]\nselcet = ['TW1']\n")
     _write(tmp_path, "a.py", BAD_LOAD)

@@ -33,6 +33,9 @@ class FileContext(RoleIndex):
         self.imports: dict[str, str] = {}
         self.classes: dict[str, ast.ClassDef] = {}
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        # Functions defined inside other functions: visible to data flow (what a
+        # call returns), never entry points of their own.
+        self.nested_functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self._index()
 
@@ -80,6 +83,10 @@ class FileContext(RoleIndex):
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.functions.setdefault(item.name, item)
+        top_level = {id(f) for f in self.functions.values()}
+        for node in self.nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in top_level:
+                self.nested_functions.setdefault(node.name, node)
 
     def qualname(self, node: ast.AST | None) -> str | None:
         """``torch.nn.CrossEntropyLoss`` for ``nn.CrossEntropyLoss`` after ``from torch import nn``."""

@@ -105,7 +105,7 @@ class Graph:
 
     def _helper(self, func: ast.expr) -> ast.AST | None:
         if isinstance(func, ast.Name):
-            return self.ctx.functions.get(func.id)
+            return self.ctx.functions.get(func.id) or self.ctx.nested_functions.get(func.id)
         if isinstance(func, ast.Attribute) and key_of(func.value) == "self":
             return next((ms[func.attr] for ms in self.ctx.methods.values() if func.attr in ms), None)
         return None

@@ -109,7 +109,11 @@ def read_source(path: Path) -> str:
 
 
 def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (), root: Path | None = None) -> list[Path]:
-    """The files to check: given files as they are, folders searched for ``*.py``."""
+    """The files to check: given files as they are, folders searched for ``*.py``.
+
+    ``exclude`` prunes what the search finds; a folder the user names is
+    searched even when it matches (as a named file is checked).
+    """
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
@@ -118,10 +122,11 @@ def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (
         if path.is_file():
             files.append(path)
             continue
+        patterns = () if _excluded(path, exclude, root) else exclude
         for folder, dirs, names in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(folder, d), exclude, root))
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(folder, d), patterns, root))
             for name in sorted(names):
-                if name.endswith(".py") and not _excluded(Path(folder, name), exclude, root):
+                if name.endswith(".py") and not _excluded(Path(folder, name), patterns, root):
                     files.append(Path(folder, name))
     return files
 
