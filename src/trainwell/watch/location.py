@@ -1,0 +1,93 @@
+"""The user's own source line: the first stack frame outside torch, trainwell
+and the standard library.
+
+A finding is only useful at the line the user wrote, never inside a library
+frame. Classifying a code object is cached, so a walk costs a few dict
+lookups per frame.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from types import CodeType, FrameType, TracebackType
+
+import torch
+
+import trainwell
+
+
+
+def _root(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path)) + os.sep
+
+
+_PATHS = sysconfig.get_paths()
+_LIBRARY_ROOTS = tuple(_root(os.path.dirname(p)) for p in (torch.__file__, trainwell.__file__))
+_STDLIB_ROOTS = tuple({_root(_PATHS["stdlib"]), _root(_PATHS["platstdlib"])})
+# site-packages sits inside the stdlib folder: third-party code there is not stdlib
+_THIRD_PARTY_ROOTS = tuple({_root(_PATHS["purelib"]), _root(_PATHS["platlib"])})
+_is_user_cache: dict[CodeType, bool] = {}
+
+Location = tuple[str, int]
+
+
+def is_user_code(code: CodeType) -> bool:
+    """Whether ``code`` belongs to the user (not torch, trainwell or the standard library)."""
+    known = _is_user_cache.get(code)
+    if known is None:
+        filename = code.co_filename
+        if filename.startswith("<") and filename != "<stdin>" and not filename.startswith("<ipython"):
+            known = False  # frozen importlib, <string> from the library
+        else:
+            path = os.path.normcase(os.path.abspath(filename))
+            library = path.startswith(_LIBRARY_ROOTS)
+            stdlib = path.startswith(_STDLIB_ROOTS) and not path.startswith(_THIRD_PARTY_ROOTS)
+            known = not (library or stdlib)
+        _is_user_cache[code] = known
+    return known
+
+
+def user_frame(depth: int = 1) -> FrameType | None:
+    """The innermost frame, starting ``depth`` frames above the caller, that is user code."""
+    frame: FrameType | None = sys._getframe(depth + 1)
+    while frame is not None and not is_user_code(frame.f_code):
+        frame = frame.f_back
+    return frame
+
+
+def user_location(depth: int = 1) -> Location | None:
+    """``(path, line)`` of the first user frame above the caller, or None if there is none."""
+    frame = user_frame(depth + 1)
+    if frame is None:
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def traceback_user_frame(tb: TracebackType | None) -> tuple[FrameType, int] | None:
+    """The user frame of a traceback where the failing call was made: the one that
+    called the outermost ``nn.Module`` (the forward call), else the innermost user frame."""
+    found = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if is_user_code(code):
+            found = (tb.tb_frame, tb.tb_lineno)
+        elif found is not None and code.co_name == "_wrapped_call_impl":
+            return found
+        tb = tb.tb_next
+    return found
+
+
+def trim_to_user(error: BaseException) -> None:
+    """Drop the leading library frames (runpy, trainwell) of ``error``'s traceback and its causes,
+    so it prints as python would print it for the script."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        tb = error.__traceback__
+        while tb is not None and not is_user_code(tb.tb_frame.f_code):
+            tb = tb.tb_next
+        if tb is not None:
+            error.__traceback__ = tb
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
