@@ -74,7 +74,7 @@ def read_all(files: list[Path]) -> list[tuple[str, str]]:
 
 def time_trainwell(sources: list[tuple[str, str]], repeats: int, force: bool = False) -> float:
     from trainwell.catalog import STATIC, enabled_codes
-    from trainwell.check.runner import check_source
+    from trainwell.lint.runner import check_source
 
     codes = enabled_codes(detector=STATIC) | {"TW503"}
     best = float("inf")

@@ -76,7 +76,7 @@ def watcher_cost_per_step(threads: int, repeats: int, steps: int = 3000) -> floa
     import torch
     from torch import nn
 
-    from trainwell.watch.watcher import watch
+    from trainwell.runtime.watcher import watch
 
     torch.set_num_threads(threads)
     torch.manual_seed(0)

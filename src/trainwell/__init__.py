@@ -14,8 +14,8 @@ __version__ = "0.1.0"
 
 _PUBLIC = {
     "Trainer": "trainwell.fit.trainer",
-    "watch": "trainwell.watch.watcher",
-    "check": "trainwell.check.runner",
+    "watch": "trainwell.runtime.watcher",
+    "check": "trainwell.lint.runner",
     "measure_memory": "trainwell.memory.measure",
     "estimate_memory": "trainwell.memory.estimate",
     "Finding": "trainwell.diagnostic",

@@ -19,9 +19,9 @@ from trainwell.errors import TrainwellError
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "fit": ("trainwell.fit.command", "train a model with the trainwell Trainer (default: an MLP on scikit-learn's digits)"),
-    "check": ("trainwell.check.command", "find silent training-loop bugs in Python source, without running it"),
+    "check": ("trainwell.lint.command", "find silent training-loop bugs in Python source, without running it"),
     "rule": ("trainwell.catalog.command", "print the documentation page of a rule (or --all to list them)"),
-    "run": ("trainwell.watch.command", "run a training script and report the silent bugs it commits"),
+    "run": ("trainwell.runtime.command", "run a training script and report the silent bugs it commits"),
     "memory": ("trainwell.memory.command", "how much memory training needs, and what each saving buys"),
     "verify-resume": ("trainwell.fit.verify_command", "check that stopping and resuming your run gives bitwise-identical weights"),
 }

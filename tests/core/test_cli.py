@@ -28,3 +28,14 @@ def test_unknown_rule_is_one_line_error(capsys):
     assert main(["rule", "TW999"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("trainwell: error: unknown rule 'TW999'") and "\n" not in err
+
+
+def test_public_functions_survive_importing_their_packages():
+    """`trainwell.check` / `trainwell.watch` stay the functions after their packages load."""
+    import trainwell
+    import trainwell.lint.runner  # noqa: F401
+    import trainwell.runtime.watcher  # noqa: F401
+
+    assert callable(trainwell.check) and trainwell.check.__module__ == "trainwell.lint.runner"
+    assert trainwell.watch.__module__ == "trainwell.runtime.watcher"
+    assert [f.code for f in trainwell.check("import torch\nx = torch.load('a', weights_only=False)\n")] == ["TW502"]

@@ -1,0 +1,202 @@
+"""What one source file says about its names: imports, aliases and roles.
+
+A *key* is the dotted text of a name or attribute chain (``opt``,
+``self.opt``, ``model.backbone``). A *role* says what a key holds (model,
+optimizer, scheduler, scaler, loss, loader), learnt from the constructor it was
+assigned from, resolved through the file's imports. Keys are file-wide, not
+scoped: two functions that both say ``model`` mean the same thing, which is how
+people write training code. Where a role is not known, rules stay silent.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+from typing import Any
+
+from trainwell.lint.roles import Role, RoleIndex  # noqa: F401  (Role is part of this module's API)
+from trainwell.lint.syntax import has_star_kwargs, key_of, kwarg, method_name, strip_identity  # noqa: F401
+from trainwell.diagnostic import Finding, Fix
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+class FileContext(RoleIndex):
+    """One parsed file: its text, tree, imports, local classes and roles."""
+
+    def __init__(self, path: str, source: str, tree: ast.Module, target_version: tuple[int, int] = (2, 4)) -> None:
+        self.path = path
+        self.source = source
+        self.lines = source.splitlines()
+        self.tree = tree
+        self.target_version = target_version
+        self.imports: dict[str, str] = {}
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        # Functions defined inside other functions: visible to data flow (what a
+        # call returns), never entry points of their own.
+        self.nested_functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self._index()
+
+    # -- imports and names -------------------------------------------------
+    def _index(self) -> None:
+        self.nodes: list[ast.AST] = []
+        self.scope_members: dict[int, list[ast.AST]] = {}  # id(function or module) -> its own nodes
+        members = self.scope_members.setdefault(id(self.tree), [])
+        stack: list[tuple[ast.AST, list[ast.AST]]] = [(child, members) for child in self.tree.body]
+        nodes_append, AST = self.nodes.append, ast.AST
+        while stack:  # a hand-rolled walk: ast.walk is the checker's hottest loop on big trees
+            node, owner = stack.pop()
+            nodes_append(node)
+            owner.append(node)
+            inner = self.scope_members.setdefault(id(node), []) if isinstance(node, _SCOPES) else owner
+            for name in node._fields:
+                if name == "ctx":
+                    continue
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    stack.extend((item, inner) for item in value if isinstance(item, AST))
+                elif isinstance(value, AST):
+                    stack.append((value, inner))
+        for node in self.nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.imports[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        self.imports[head] = head
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ClassDef):
+                self.classes.setdefault(node.name, node)
+                self.methods.setdefault(node.name, {})
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.methods[node.name].setdefault(item.name, item)
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[node.name] = node
+            elif isinstance(node, ast.If):  # functions defined under `if __name__ == ...` or version checks
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.functions.setdefault(item.name, item)
+        top_level = {id(f) for f in self.functions.values()}
+        for node in self.nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in top_level:
+                self.nested_functions.setdefault(node.name, node)
+
+    def qualname(self, node: ast.AST | None) -> str | None:
+        """``torch.nn.CrossEntropyLoss`` for ``nn.CrossEntropyLoss`` after ``from torch import nn``."""
+        key = key_of(node)
+        if key is None:
+            return None
+        head, _, rest = key.partition(".")
+        if head in self.imports:
+            full = self.imports[head]
+            return f"{full}.{rest}" if rest else full
+        return None
+
+    def call_name(self, call: ast.AST) -> str | None:
+        """The resolved name of a call's callee, or None."""
+        return self.qualname(call.func) if isinstance(call, ast.Call) else None
+
+    @cached_property
+    def calls(self) -> list[ast.Call]:
+        return [n for n in self.nodes if isinstance(n, ast.Call)]
+
+    @cached_property
+    def assigns(self) -> list[ast.Assign]:
+        return [n for n in self.nodes if isinstance(n, ast.Assign)]
+
+    @cached_property
+    def uses_torch(self) -> bool:
+        return any(v.split(".")[0] in ("torch", "lightning", "pytorch_lightning", "accelerate", "transformers", "torchvision") for v in self.imports.values())
+
+    # -- local classes -----------------------------------------------------
+    def is_module_class(self, name: str, _seen: frozenset[str] = frozenset()) -> bool:
+        """Whether the local class ``name`` derives (through local classes) from ``torch.nn.Module``."""
+        cls = self.classes.get(name)
+        if cls is None or name in _seen:
+            return False
+        for base in cls.bases:
+            qual = self.qualname(base)
+            if qual in ("torch.nn.Module", "torch.nn.modules.module.Module", "lightning.LightningModule",
+                        "pytorch_lightning.LightningModule", "lightning.pytorch.LightningModule"):
+                return True
+            if qual and qual.startswith("torch.nn.") and qual.split(".")[-1][:1].isupper():
+                return True
+            base_key = key_of(base)
+            if base_key in self.classes and self.is_module_class(base_key, _seen | {name}):
+                return True
+        return False
+
+    def derives_from(self, name: str, suffix: str, _seen: frozenset[str] = frozenset()) -> bool:
+        """Whether local class ``name`` derives from a class whose resolved name ends with ``suffix``."""
+        cls = self.classes.get(name)
+        if cls is None or name in _seen:
+            return False
+        for base in cls.bases:
+            qual = self.qualname(base) or key_of(base) or ""
+            if qual.endswith(suffix) or (key_of(base) in self.classes and self.derives_from(key_of(base), suffix, _seen | {name})):
+                return True
+        return False
+
+    @cached_property
+    def analysis(self) -> Any:
+        """The loop model (:class:`trainwell.lint.loops.Analysis`), built on first use."""
+        from trainwell.lint.loops import Analysis
+
+        return Analysis(self)
+
+    # -- findings ------------------------------------------------------------
+    def finding(self, code: str, node: ast.AST, message: str, hint: str, fix: Fix | None = None) -> Finding:
+        line, end_line = node.lineno, getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        return Finding(
+            code=code, message=message, path=self.path,
+            line=line, column=self.char_col(line, node.col_offset),  # type: ignore[attr-defined]
+            end_line=end_line, end_column=self.char_col(end_line, end_col) if end_col is not None else None,
+            fix=fix, hint=hint,
+        )
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        """ast columns count UTF-8 bytes; people (and editors) count characters."""
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+    @cached_property
+    def blocks(self) -> dict[int, tuple[list[ast.stmt], int]]:
+        """id(statement) -> (the statement list holding it, its index there)."""
+        found: dict[int, tuple[list[ast.stmt], int]] = {}
+        for node in self.nodes:
+            for name in ("body", "orelse", "finalbody"):
+                body = getattr(node, name, None)
+                if isinstance(body, list):
+                    for index, stmt in enumerate(body):
+                        if isinstance(stmt, ast.stmt):
+                            found[id(stmt)] = (body, index)
+        return found
+
+    def statement_of(self, call: ast.AST) -> ast.stmt | None:
+        """The statement that is exactly ``call`` (``opt.step()`` on its own line), or None."""
+        if isinstance(call, ast.stmt):
+            return call
+        for stmt_id, (body, index) in self.blocks.items():
+            stmt = body[index]
+            if isinstance(stmt, ast.Expr) and stmt.value is call:
+                return stmt
+        return None
+
+    def snippet(self, node: ast.AST, limit: int = 60) -> str:
+        """A one-line quote of ``node`` for messages."""
+        text = " ".join(self.text(node).split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of ``node`` as the user wrote it (unparsed when that fails)."""
+        return ast.get_source_segment(self.source, node) or ast.unparse(node)

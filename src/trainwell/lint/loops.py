@@ -1,0 +1,403 @@
+"""Training loops and the ordered events of one iteration.
+
+The file is walked from its entry points (the module body, and every function
+or method that nothing in the file calls) along the control flow. Calls to
+functions and methods defined in the same file are inlined (up to
+``MAX_DEPTH`` deep), with their parameters renamed to the caller's arguments,
+so ``train_one_epoch(model, train_loader, opt)`` is seen from inside the epoch
+loop. Each loop becomes a :class:`Frame` holding the events of one iteration,
+with the ``if`` branches they sit in, whether autograd is on, and the mode
+(train/eval) each model may be in. Loops are walked twice so that the state
+at the loop head includes what the previous iteration left behind.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.dataflow import scope_nodes
+from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key
+from trainwell.lint.ownership import Ownership
+
+MAX_DEPTH = 4
+_EVENT_METHODS = {"backward", "zero_grad", "step", "eval", "train", "clip_grad_norm_", "clip_grad_value_", "unscale_",
+                  "requires_grad_", "manual_backward", "load_state_dict", "zero_", "forward"}
+MAX_EVENTS = 50_000
+UNKNOWN = "unknown"
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class Env:
+    """Where the walk is: the renaming of parameters, the function and class it is in."""
+
+    __slots__ = ("subst", "scope", "cls", "stack", "local_defs")
+
+    def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...]) -> None:
+        self.subst = subst
+        self.scope = scope
+        self.cls = cls
+        self.stack = stack
+        body = getattr(scope, "body", [])
+        self.local_defs = {s.name: s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    return isinstance(test, ast.Compare) and key_of(test.left) == "__name__"
+
+
+def _join(a: dict[str, frozenset], b: dict[str, frozenset]) -> dict[str, frozenset]:
+    unknown = frozenset({UNKNOWN})
+    return {k: a.get(k, unknown) | b.get(k, unknown) for k in a.keys() | b.keys()}
+
+
+class Analysis(Ownership):
+    """Frames (loops) and events of one file, built once and shared by the rules."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.frames: list[Frame] = []
+        self.events: list[Event] = []
+        self.modes: dict[str, frozenset] = {}
+        self.recording = True
+        self.frame: Frame | None = None
+        self.conds: tuple[tuple[int, bool], ...] = ()
+        self.periodic: tuple[ast.If, ...] = ()
+        self.grad: bool | None = True
+        self._seq = 0
+        self.track_modes = ".eval(" in ctx.source or ".train(" in ctx.source
+        self._callees: dict[int, list[ast.AST]] = {}
+        self._memo: dict[int, bool] = {}
+        self._optimizer_models: dict[str | None, set[str]] = {}
+        self._build()
+
+    # -- entry points --------------------------------------------------------
+    def _build(self) -> None:
+        called = self._called_functions()
+        if self._interesting(self.ctx.tree):
+            self._entry(self.ctx.tree, self.ctx.tree.body, None, True)
+        for fn in self.ctx.functions.values():
+            if fn not in called and self._interesting(fn):
+                self._entry(fn, fn.body, None, self._decorated_grad(fn))
+        for cls, methods in self.ctx.methods.items():
+            if self.ctx.is_module_class(cls):
+                continue  # a module's own methods run inside forward passes we cannot place
+            for fn in methods.values():
+                if fn not in called and fn.name != "__init__" and self._interesting(fn):
+                    self._entry(fn, fn.body, cls, self._decorated_grad(fn))
+
+    def _entry(self, scope: ast.AST, body: list[ast.stmt], cls: str | None, grad: bool | None) -> None:
+        frame = Frame(scope, None, "body")
+        self.frames.append(frame)
+        self.frame, self.conds, self.periodic, self.grad, self.modes = frame, (), (), grad, {}
+        self._block(body, Env({}, scope, cls, (scope,)))
+
+    def _called_functions(self) -> set[ast.AST]:
+        called: set[ast.AST] = set()
+        scopes: list[tuple[ast.AST, str | None]] = [(self.ctx.tree, None)]
+        scopes += [(fn, None) for fn in self.ctx.functions.values()]
+        scopes += [(fn, cls) for cls, ms in self.ctx.methods.items() for fn in ms.values()]
+        for scope, cls in scopes:
+            env = Env({}, scope, cls, (scope,))
+            for node in scope_nodes(self.ctx, scope):
+                if isinstance(node, ast.Call):
+                    target = self._resolve(node, env)
+                    if target is not None and target[0] is not scope:
+                        called.add(target[0])
+                        self._callees.setdefault(id(scope), []).append(target[0])
+        return called
+
+    def _interesting(self, fn: ast.AST, seen: frozenset = frozenset()) -> bool:
+        """Whether inlining ``fn`` can add a training event (directly or through the helpers it calls)."""
+        if id(fn) in self._memo:
+            return self._memo[id(fn)]
+        found = any(
+            isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
+            or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
+            for n in scope_nodes(self.ctx, fn)
+        ) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), []))
+        for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            found = found or self._interesting(nested, seen | {fn})
+        self._memo[id(fn)] = found
+        return found
+
+    def _decorated_grad(self, fn: Function) -> bool | None:
+        for decorator in fn.decorator_list:
+            grad = grad_of(self.ctx, decorator)
+            if grad is not None:
+                return grad
+        return None
+
+    # -- statements ------------------------------------------------------------
+    def _block(self, body: list[ast.stmt], env: Env) -> None:
+        for stmt in body:
+            self._stmt(stmt, env)
+
+    def _stmt(self, stmt: ast.stmt, env: Env) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            return
+        if isinstance(stmt, ast.If):
+            self._calls(stmt.test, env)
+            if _is_main_guard(stmt.test):
+                self._block(stmt.body, env)
+                self._block(stmt.orelse, env)
+            else:
+                self._branches(stmt, [(stmt.body, True), (stmt.orelse, False)], env, is_periodic(stmt.test))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            self._calls(stmt.iter if not isinstance(stmt, ast.While) else stmt.test, env)
+            self._loop(stmt, env)
+            self._block(stmt.orelse, env)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            grad = self.grad
+            for item in stmt.items:
+                self._calls(item.context_expr, env)
+                changed = grad_of(self.ctx, item.context_expr)
+                if changed is not None:
+                    self.grad = changed
+            self._block(stmt.body, env)
+            self.grad = grad
+        elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+            self._block(stmt.body, env)  # type: ignore[attr-defined]
+            handlers = [(h.body, True) for h in stmt.handlers]  # type: ignore[attr-defined]
+            if handlers:
+                self._branches(stmt, handlers + [([], False)], env, False)
+            self._block(stmt.orelse, env)  # type: ignore[attr-defined]
+            self._block(stmt.finalbody, env)  # type: ignore[attr-defined]
+        elif isinstance(stmt, ast.Match):
+            self._calls(stmt.subject, env)
+            self._branches(stmt, [(case.body, True) for case in stmt.cases] + [([], False)], env, False)
+        else:
+            self._calls(stmt, env)
+            self._assignment(stmt, env)
+
+    def _branches(self, node: ast.AST, branches: list[tuple[list[ast.stmt], bool]], env: Env, periodic: bool) -> None:
+        conds, windows, before = self.conds, self.periodic, self.modes
+        outcomes = []
+        for index, (body, _) in enumerate(branches):
+            self.modes = dict(before)
+            self.conds = conds + ((id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True),)
+            self.periodic = windows + ((node,) if periodic and index == 0 else ())  # type: ignore[operator]
+            self._block(body, env)
+            outcomes.append(self.modes)
+        self.conds, self.periodic = conds, windows
+        merged = outcomes[0]
+        for other in outcomes[1:]:
+            merged = _join(merged, other)
+        self.modes = merged
+
+    def _loop(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> None:
+        parent, recording = self.frame, self.recording
+        iter_key = None
+        if not isinstance(loop, ast.While):
+            iter_key = subst_key(self._unwrap_iter(loop.iter), env.subst)
+        frame = Frame(loop, parent, "loop", iter_key)
+        if self.track_modes:  # first pass: what does one iteration leave behind?
+            entry = dict(self.modes)
+            self.recording, self.frame = False, frame
+            self._block(loop.body, env)
+            self.modes = _join(entry, self.modes)
+            self.recording = recording
+        if recording:
+            self.frames.append(frame)
+            if parent is not None:
+                parent.children.append(frame)
+        self.frame = frame
+        entry = dict(self.modes)
+        self._block(loop.body, env)
+        self.modes = _join(entry, self.modes)
+        self.frame = parent
+
+    def _unwrap_iter(self, node: ast.expr) -> ast.expr:
+        """``enumerate(tqdm(loader))`` -> ``loader``; the first iterable of ``zip``."""
+        while isinstance(node, ast.Call) and node.args:
+            name = key_of(node.func) or ""
+            if name.split(".")[-1] in ("enumerate", "tqdm", "zip", "iter", "trange", "track", "progress_bar"):
+                node = node.args[0]
+            else:
+                break
+        return node
+
+    def _assignment(self, stmt: ast.stmt, env: Env) -> None:
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "grad" and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
+                    self._emit(ev.ZERO_GRAD, stmt, None, env)
+                key = subst_key(target, env.subst)
+                if key is not None:
+                    self._emit(ev.ASSIGN, stmt, key, env, arg=stmt.value)
+                    role = self.ctx.classify(stmt.value)
+                    if role is not None and role.kind == "model":
+                        mode = chained_mode(stmt.value)
+                        if mode is not None and mode.func.attr == "eval":  # type: ignore[attr-defined]
+                            self._set_mode(key, frozenset({("eval", mode)}))
+                            self._emit(ev.EVAL, mode, key, env)
+                        else:
+                            self._set_mode(key, frozenset({"train"}))
+        elif isinstance(stmt, ast.AugAssign):
+            self._emit(ev.AUG, stmt, subst_key(stmt.target, env.subst), env, arg=stmt.value)
+
+    # -- calls -----------------------------------------------------------------
+    def _calls(self, node: ast.AST, env: Env) -> None:
+        for call in calls_in_order(node):
+            self._call(call, env)
+
+    def _call(self, call: ast.Call, env: Env) -> None:
+        found = ev.classify(self.ctx, call, env.subst)
+        if found is not None:
+            kind, key, arg, via = found
+            if kind == ev.STEP and isinstance(arg, ast.Name) and arg.id in env.local_defs:
+                self._inline(env.local_defs[arg.id], call, env, env.cls, bind=False)
+            if kind in (ev.TRAIN, ev.EVAL):
+                self._set_mode(key, frozenset({"train"}) if kind == ev.TRAIN else frozenset({("eval", call)}))
+            self._emit(kind, call, key, env, arg=arg, via=via)
+            return
+        target = self._resolve(call, env)
+        if target is not None:
+            self._inline(target[0], call, env, target[1], bind=True)
+            return
+        for arg in call.args:
+            key = subst_key(arg, env.subst)
+            if key is not None and (self.ctx.is_optimizer(key) or self.ctx.is_model(key)):
+                self._emit(ev.ESCAPE, call, key, env)
+
+    def _resolve(self, call: ast.Call, env: Env) -> tuple[Function, str | None] | None:
+        func = call.func
+        if isinstance(func, ast.Name):
+            if func.id in env.local_defs:
+                return env.local_defs[func.id], env.cls
+            if func.id in self.ctx.functions:
+                return self.ctx.functions[func.id], None
+            return None
+        if not isinstance(func, ast.Attribute):
+            return None
+        value = func.value
+        cls = None
+        if isinstance(value, ast.Name) and value.id == "self":
+            cls = env.cls
+        elif isinstance(value, ast.Call) and key_of(value.func) in self.ctx.classes:
+            cls = key_of(value.func)
+        else:
+            cls = self.ctx.instances.get(key_of(value) or "")
+        if cls is None or self.ctx.is_module_class(cls) and func.attr == "forward":
+            return None
+        method = self._method(cls, func.attr, frozenset())
+        return (method, cls) if method is not None else None
+
+    def _method(self, cls: str, name: str, seen: frozenset[str]) -> Function | None:
+        if cls in seen or cls not in self.ctx.methods:
+            return None
+        if name in self.ctx.methods[cls]:
+            return self.ctx.methods[cls][name]
+        for base in self.ctx.classes[cls].bases:
+            found = self._method(key_of(base) or "", name, seen | {cls})
+            if found is not None:
+                return found
+        return None
+
+    def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> None:
+        if fn in env.stack or len(env.stack) > MAX_DEPTH or self._seq > MAX_EVENTS or not self._interesting(fn):
+            return
+        subst: dict[str, str] = {}
+        if bind:
+            params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+            if cls is not None and params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+                params = params[1:]
+            for param, arg in zip(params, call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                key = subst_key(arg, env.subst)
+                if key is not None:
+                    subst[param] = key
+            names = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+            for keyword in call.keywords:
+                key = subst_key(keyword.value, env.subst)
+                if keyword.arg in names and key is not None:
+                    subst[keyword.arg] = key
+        else:
+            subst = dict(env.subst)
+        grad = self.grad
+        decorated = self._decorated_grad(fn)
+        if decorated is not None:
+            self.grad = decorated
+        self._block(fn.body, Env(subst, fn, cls, env.stack + (fn,)))
+        self.grad = grad
+
+    # -- state -----------------------------------------------------------------
+    def _set_mode(self, key: str | None, value: frozenset) -> None:
+        if key is None:
+            return
+        for known in list(self.modes):
+            if known.startswith(key + "."):
+                self.modes[known] = value
+        self.modes[key] = value
+
+    def mode_of(self, key: str | None) -> frozenset:
+        while key:
+            if key in self.modes:
+                return self.modes[key]
+            key = key.rpartition(".")[0]
+        return frozenset({UNKNOWN})
+
+    def _emit(self, kind: str, node: ast.AST, key: str | None, env: Env, arg: ast.AST | None = None, via: str | None = None) -> None:
+        if not self.recording:
+            return
+        self._seq += 1
+        mode = self.mode_of(key) if kind == ev.FORWARD else frozenset()
+        event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, self.grad, mode, arg, via, env.scope, env.subst)
+        self.events.append(event)
+        frame = self.frame
+        while frame is not None:
+            frame.events.append(event)
+            frame = frame.parent
+
+    # -- queries for rules -----------------------------------------------------
+    @cached_property
+    def step_frames(self) -> list[Frame]:
+        """Innermost loops whose iteration holds both a backward() and an optimizer step."""
+        both = [f for f in self.frames if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
+        return [f for f in both if not any(c in both for c in self._descendants(f))]
+
+    def _descendants(self, frame: Frame) -> list[Frame]:
+        out, todo = [], list(frame.children)
+        while todo:
+            child = todo.pop()
+            out.append(child)
+            todo.extend(child.children)
+        return out
+
+    def enclosing(self, event: Event, kinds: tuple[str, ...]) -> Frame | None:
+        """The innermost frame around ``event`` that holds an event of one of ``kinds`` (climbing out of helper loops such as `for p in params`)."""
+        frame = event.frame
+        while frame is not None and not any(e.kind in kinds for e in frame.events):
+            frame = frame.parent
+        return frame
+
+
+def periodic_ids(event: Event) -> set[int]:
+    return {id(node) for node in event.periodic}
+
+
+def extra_conditions(event: Event, other: Event) -> list[tuple[int, bool]]:
+    """Conditions ``event`` sits under that ``other`` does not share."""
+    return [c for c in event.conds if c not in other.conds]
+
+
+def _backward_after(event: Event) -> bool:
+    """Whether a backward() follows ``event`` in its iteration or in any enclosing one."""
+    frame = event.frame
+    while frame is not None:
+        if any(b.kind == ev.BACKWARD and b.seq > event.seq and b.grad is not False for b in frame.events):
+            return True
+        frame = frame.parent
+    return False
+
+
+def validation_forward(event: Event) -> bool:
+    """A forward pass whose output no later backward() can use."""
+    return event.kind == ev.FORWARD and (event.grad is False or not _backward_after(event))
+
+
+def training_forward(event: Event) -> bool:
+    return event.kind == ev.FORWARD and event.grad is not False and _backward_after(event)

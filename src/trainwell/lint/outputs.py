@@ -1,0 +1,100 @@
+"""What kind of values a tensor expression holds: probabilities, log-probabilities or raw logits.
+
+Used by the loss rules: a loss call is told apart from its input by following
+the input back through local assignments, model forwards (a local module's
+``forward`` return, the last layer of an ``nn.Sequential``) and activations.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.dataflow import reaching
+
+SOFTMAX, SIGMOID, LOG_PROBS, RAW, UNKNOWN = "softmax", "sigmoid", "log_probs", "raw", "unknown"
+_ACTIVATIONS = {"softmax": SOFTMAX, "sigmoid": SIGMOID, "log_softmax": LOG_PROBS, "log": LOG_PROBS, "logsigmoid": LOG_PROBS}
+_MODULES = {"Softmax": SOFTMAX, "Sigmoid": SIGMOID, "LogSoftmax": LOG_PROBS, "LogSigmoid": LOG_PROBS, "Softmax2d": SOFTMAX}
+_NEUTRAL = {"float", "double", "half", "view", "reshape", "squeeze", "unsqueeze", "flatten", "contiguous", "to", "permute", "transpose"}
+
+
+def kind(ctx: FileContext, expr: ast.AST | None, scope: ast.AST, line: int, depth: int = 0) -> str:
+    """SOFTMAX, SIGMOID, LOG_PROBS, RAW (a model's or layer's output without activation) or UNKNOWN."""
+    if expr is None or depth > 8:
+        return UNKNOWN
+    if isinstance(expr, ast.Name):
+        values = reaching(ctx, scope, expr.id, line)
+        if len(values) != 1 or isinstance(values[0], (ast.AugAssign, ast.For, ast.AsyncFor)):
+            return UNKNOWN
+        return kind(ctx, values[0], scope, getattr(values[0], "lineno", line), depth + 1)
+    if not isinstance(expr, ast.Call):
+        return UNKNOWN
+    func = expr.func
+    qual = ctx.call_name(expr) or ""
+    last = qual.rsplit(".", 1)[-1] if qual else (func.attr if isinstance(func, ast.Attribute) else "")
+    if qual.startswith("torch") and last in _ACTIVATIONS:
+        return _ACTIVATIONS[last]
+    if isinstance(func, ast.Attribute):
+        if func.attr in _ACTIVATIONS and not qual:
+            return _ACTIVATIONS[func.attr]
+        if func.attr in _NEUTRAL:
+            return kind(ctx, func.value, scope, line, depth + 1)
+    role = ctx.role(key_of(func))
+    if role is not None and role.kind == "model":
+        if role.cls in _MODULES:
+            return _MODULES[role.cls]
+        return model_output(ctx, role.node, role.cls, depth)
+    if key_of(func) in ctx.functions:
+        fn = ctx.functions[key_of(func)]  # type: ignore[index]
+        return _returns(ctx, fn, depth)
+    return UNKNOWN
+
+
+def model_output(ctx: FileContext, node: ast.AST | None, cls: str, depth: int = 0) -> str:
+    """The kind of output a model constructor's instances produce."""
+    if cls == "Sequential" and isinstance(node, ast.Call) and node.args:
+        layer = node.args[-1]
+        if isinstance(layer, ast.Call):
+            name = (ctx.call_name(layer) or "").rsplit(".", 1)[-1]
+            if name in _MODULES:
+                return _MODULES[name]
+            if name in ("Linear", "Conv1d", "Conv2d", "Bilinear", "LazyLinear"):
+                return RAW
+        return UNKNOWN
+    if cls in ctx.classes:
+        forward = ctx.methods.get(cls, {}).get("forward")
+        if forward is not None:
+            return _returns(ctx, forward, depth, cls)
+    return UNKNOWN
+
+
+def _returns(ctx: FileContext, fn: ast.AST, depth: int, cls: str | None = None) -> str:
+    kinds = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return) and node.value is not None:
+            kinds.add(_layer_kind(ctx, node.value, fn, node.lineno, depth + 1, cls))
+    return kinds.pop() if len(kinds) == 1 else UNKNOWN
+
+
+def _layer_kind(ctx: FileContext, expr: ast.AST, fn: ast.AST, line: int, depth: int, cls: str | None) -> str:
+    """Inside a module's forward: ``self.fc(x)`` is RAW when ``self.fc`` is a Linear layer."""
+    found = kind(ctx, expr, fn, line, depth)
+    if found != UNKNOWN or cls is None:
+        return found
+    if isinstance(expr, ast.Name):
+        values = reaching(ctx, fn, expr.id, line)
+        if len(values) == 1 and isinstance(values[0], ast.AST) and not isinstance(values[0], (ast.AugAssign, ast.For)):
+            return _layer_kind(ctx, values[0], fn, getattr(values[0], "lineno", line), depth + 1, cls)
+        return UNKNOWN
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and key_of(expr.func.value) == "self":
+        init = ctx.methods.get(cls, {}).get("__init__")
+        for node in ast.walk(init) if init is not None else ():
+            if isinstance(node, ast.Assign) and any(key_of(t) == f"self.{expr.func.attr}" for t in node.targets):
+                name = (ctx.call_name(node.value) or "").rsplit(".", 1)[-1] if isinstance(node.value, ast.Call) else ""
+                if name in _MODULES:
+                    return _MODULES[name]
+                if name in ("Linear", "Conv1d", "Conv2d", "Bilinear", "LazyLinear"):
+                    return RAW
+                if name == "Sequential":
+                    return model_output(ctx, node.value, "Sequential", depth + 1)
+    return UNKNOWN

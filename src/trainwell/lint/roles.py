@@ -1,0 +1,252 @@
+"""Roles: what a key holds (model, optimizer, scheduler, scaler, loss, loader), learnt from
+the constructor it was assigned from (resolved through the file's imports), from the
+arguments a local class or function is called with, and from usage.
+
+Mixed into :class:`trainwell.lint.context.FileContext`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from trainwell.lint.syntax import key_of, kwarg, method_name, strip_identity
+
+OPTIMIZERS = {
+    "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam",
+    "RAdam", "RMSprop", "Rprop", "SparseAdam", "Adafactor", "Lion", "Muon",
+}
+# scheduler class -> its kind when nothing in its arguments says otherwise
+SCHEDULERS = {
+    "StepLR": "epoch", "MultiStepLR": "epoch", "ExponentialLR": "epoch", "ReduceLROnPlateau": "epoch",
+    "CosineAnnealingLR": "sized", "CosineAnnealingWarmRestarts": "sized", "PolynomialLR": "sized",
+    "OneCycleLR": "step", "CyclicLR": "step", "LambdaLR": "unknown", "MultiplicativeLR": "unknown",
+    "LinearLR": "unknown", "ConstantLR": "unknown", "SequentialLR": "unknown", "ChainedScheduler": "unknown",
+}
+_SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
+_STEP_WORDS = re.compile(r"len\(|step|iter|batch|warmup", re.I)
+_EPOCH_WORDS = re.compile(r"epoch", re.I)
+_MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
+_OPT_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)(_|\d|$)|optimizer|optimiser", re.I)
+_SCHED_NAME = re.compile(r"sched", re.I)
+_MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
+_NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset", re.I)
+
+
+@dataclass
+
+
+class Role:
+    """What a key holds, and where it was made."""
+
+    kind: str  # model | optimizer | scheduler | scaler | loss | loader
+    node: ast.AST | None = None
+    cls: str = ""  # constructor's class name (StepLR, CrossEntropyLoss, the model class)
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class RoleIndex:
+    """The role of each key in one file (needs ``qualname``, ``call_name``, ``classes``, ``calls``... from the context)."""
+
+    tree: ast.Module
+    nodes: list[ast.AST]
+    classes: dict[str, ast.ClassDef]
+    functions: dict[str, Any]
+    methods: dict[str, dict[str, Any]]
+
+    # -- roles ---------------------------------------------------------------
+    def classify(self, value: ast.expr) -> Role | None:
+        """The role of whatever ``value`` constructs, or None when it is not a known constructor."""
+        value = strip_identity(value)
+        if not isinstance(value, ast.Call):
+            return None
+        qual = self.call_name(value) or ""
+        last = qual.rsplit(".", 1)[-1]
+        local = key_of(value.func)
+        if qual.startswith("torch.optim.lr_scheduler.") or (qual.startswith("transformers") and "schedule" in last):
+            return Role("scheduler", value, last, {"per": self._schedule_kind(last, value)})
+        if qual.startswith("torch.optim.") and last in OPTIMIZERS or (last in OPTIMIZERS and qual):
+            return Role("optimizer", value, last)
+        if last == "GradScaler" and qual.startswith("torch"):
+            enabled = kwarg(value, "enabled")
+            return Role("scaler", value, last, {"enabled": not (isinstance(enabled, ast.Constant) and enabled.value is False)})
+        if last == "DataLoader" and qual.startswith("torch"):
+            return Role("loader", value, last)
+        if qual.startswith("torch.nn.") and last.endswith("Loss"):
+            return Role("loss", value, last)
+        if local in self.classes:
+            if self.is_module_class(local):
+                return Role("loss" if local.endswith("Loss") else "model", value, local)
+            return None
+        if last == "deepcopy" and value.args:  # a new object: a role of its own, not an alias
+            inner_key = key_of(strip_identity(value.args[0]))
+            source = self.roles.get(inner_key or "") or self.classify(value.args[0])
+            return Role(source.kind, value, source.cls) if source is not None and source.kind == "model" else None
+        if last in _MODEL_WRAPPERS and value.args:
+            inner = self.classify(value.args[0])
+            if inner is not None and inner.kind == "model":
+                return inner
+            inner_key = key_of(value.args[0])
+            if inner_key and (role := self.roles.get(inner_key)) and role.kind == "model":
+                return role
+            return None
+        if qual.startswith("torch.nn.") and last[:1].isupper() and not last.endswith("Loss") and last not in ("Parameter", "ParameterList", "ParameterDict"):
+            return Role("model", value, last)
+        if qual.startswith("torchvision.models") or (last == "from_pretrained" and not _NOT_MODELS.search(local or qual)):
+            return Role("model", value, last)
+        return None
+
+    def _schedule_kind(self, cls: str, call: ast.Call) -> str:
+        kind = SCHEDULERS.get(cls, "step" if "schedule" in cls else "unknown")
+        if kind in ("step", "unknown"):
+            return kind
+        sizes = [k.value for k in call.keywords if k.arg in _SIZE_ARGS] + list(call.args[1:2])
+        text = " ".join(ast.unparse(s) for s in sizes)
+        if _STEP_WORDS.search(text):
+            return "step"
+        if _EPOCH_WORDS.search(text) or cls in ("ReduceLROnPlateau", "ExponentialLR"):
+            return "epoch"
+        if kind == "epoch":
+            return "epoch"
+        return "unknown"  # a bare literal T_max could count epochs or steps
+
+    @cached_property
+    def roles(self) -> dict[str, Role]:
+        """Role of every key that the file assigns from a known constructor (or uses as one)."""
+        roles: dict[str, Role] = {}
+        assigns: list[tuple[str, ast.expr]] = []
+        for node in self.nodes:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                targets = [(node.targets[0], node.value)]
+            elif isinstance(node, (ast.AnnAssign,)) and node.value is not None:
+                targets = [(node.target, node.value)]
+            else:
+                continue
+            for target, value in targets:
+                key = key_of(target)
+                if key is not None:
+                    assigns.append((key, value))
+        self.__dict__["roles"] = roles  # lets classify() see roles found so far (wrappers of a model)
+        for key, value in assigns:
+            role = self.classify(value)
+            if role is not None:
+                previous = roles.get(key)
+                if previous is None or previous.kind == role.kind:
+                    roles[key] = role
+                else:
+                    roles[key] = Role("ambiguous")
+        self._roles_from_arguments(roles)
+        self._roles_from_usage(roles)
+        for key, value in assigns:  # wrappers and copies of models that only usage revealed
+            if key not in roles and (role := self.classify(value)) is not None:
+                roles[key] = role
+        for key, value in assigns:  # `b = a` copies a's role (the same object: the keys are aliases)
+            source = key_of(strip_identity(value))
+            if key not in roles and source in roles:
+                roles[key] = roles[source]
+        return roles
+
+    def _roles_from_arguments(self, roles: dict[str, Role]) -> None:
+        """``Trainer(Net())`` / ``train(model=Net())``: the parameter takes the role of what is passed."""
+        for call in self.calls:
+            name = key_of(call.func)
+            target = self.methods.get(name or "", {}).get("__init__") if name in self.classes else self.functions.get(name or "")
+            if target is None:
+                continue
+            params = [a.arg for a in target.args.posonlyargs + target.args.args]
+            if name in self.classes:
+                params = params[1:]
+            pairs = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg]
+            for param, arg in pairs:
+                if isinstance(arg, ast.Starred):
+                    break
+                role = self.classify(arg) or roles.get(key_of(strip_identity(arg)) or "")
+                if role is not None and role.kind != "ambiguous" and param not in roles:
+                    roles[param] = role
+
+    def _roles_from_usage(self, roles: dict[str, Role]) -> None:
+        for node in self.calls:
+            qual = self.call_name(node) or ""
+            if qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in OPTIMIZERS:
+                for sub in ast.walk(node):
+                    if method_name(sub) in ("parameters", "named_parameters"):
+                        model = key_of(sub.func.value)  # type: ignore[union-attr]
+                        if model and model not in roles:
+                            roles[model] = Role("model", None, "")
+            receiver = roles.get(key_of(node.func.value) or "") if isinstance(node.func, ast.Attribute) else None
+            if method_name(node) in ("step", "unscale_") and receiver is not None and receiver.kind == "scaler" and node.args:
+                opt = key_of(node.args[0])
+                if opt and opt not in roles:
+                    roles[opt] = Role("optimizer", None, "")
+
+    @cached_property
+    def instances(self) -> dict[str, str]:
+        """Keys assigned an instance of a local class that is not a module (a Trainer): key -> class."""
+        found: dict[str, str] = {}
+        for node in self.assigns:
+            if len(node.targets) == 1 and isinstance(node.value, ast.Call):
+                cls, key = self._instance_class(node.value), key_of(node.targets[0])
+                if cls is not None and key is not None and not self.is_module_class(cls):
+                    found[key] = cls
+        return found
+
+    def _instance_class(self, call: ast.Call) -> str | None:
+        """``Trainer(...)`` -> Trainer; ``Trainer(...).fit(...)`` too when ``fit`` returns self."""
+        name = key_of(call.func)
+        if name in self.classes:
+            return name
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
+            cls = self._instance_class(call.func.value)
+            method = self.methods.get(cls or "", {}).get(call.func.attr)
+            if method is not None and any(isinstance(n, ast.Return) and key_of(n.value) == "self" for n in ast.walk(method)):
+                return cls
+        return None
+
+    def role(self, key: str | None) -> Role | None:
+        if key is None:
+            return None
+        role = self.roles.get(key)
+        if role is None or role.kind == "ambiguous":
+            return None
+        return role
+
+    def is_optimizer(self, key: str | None) -> bool:
+        role = self.role(key)
+        if role is not None:
+            return role.kind == "optimizer"
+        return key is not None and key not in self.roles and bool(_OPT_NAME.search(key.rsplit(".", 1)[-1]))
+
+    def is_scheduler(self, key: str | None) -> bool:
+        role = self.role(key)
+        if role is not None:
+            return role.kind == "scheduler"
+        return key is not None and key not in self.roles and bool(_SCHED_NAME.search(key.rsplit(".", 1)[-1]))
+
+    def is_model(self, key: str | None) -> bool:
+        role = self.role(key)
+        return role is not None and role.kind == "model"
+
+    def has_mode_layers(self, key: str | None) -> bool:
+        """Whether the model under ``key`` has Dropout or BatchNorm (its train/eval mode matters); False when unknown."""
+        role = self.role(key)
+        if role is None or role.kind != "model" or role.node is None:
+            return False
+        if role.cls in self.classes:
+            return self._class_has_mode_layers(role.cls, frozenset())
+        if role.cls == "from_pretrained" or (self.call_name(role.node) or "").startswith("torchvision.models"):
+            return True
+        return bool(_MODE_LAYERS.search(ast.unparse(role.node))) or any(
+            isinstance(n, ast.Call) and key_of(n.func) in self.classes and self._class_has_mode_layers(key_of(n.func), frozenset())
+            for n in ast.walk(role.node))
+
+    def _class_has_mode_layers(self, name: str, seen: frozenset[str]) -> bool:
+        cls = self.classes.get(name)
+        if cls is None or name in seen:
+            return False
+        if _MODE_LAYERS.search(ast.unparse(cls)):
+            return True
+        used = {key_of(n.func) for n in ast.walk(cls) if isinstance(n, ast.Call)} | {key_of(b) for b in cls.bases}
+        return any(u in self.classes and self._class_has_mode_layers(u, seen | {name}) for u in used if u)

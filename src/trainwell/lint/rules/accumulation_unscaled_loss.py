@@ -1,0 +1,91 @@
+"""TW107: gradient accumulation without dividing the loss by the number of micro-batches."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, kwarg
+from trainwell.lint.dataflow import reaching
+from trainwell.diagnostic import Finding
+
+CODE = "TW107"
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    analysis = ctx.analysis
+    for back in (e for e in analysis.events if e.kind == ev.BACKWARD and e.grad is not False):
+        window = _window(back)
+        if window is None or back.arg is None:
+            continue
+        if _scaled(ctx, back.arg, back.scope, back.line, 0):
+            continue
+        yield ctx.finding(
+            CODE, back.node,
+            f"`{ctx.snippet(back.node)}` runs every micro-batch but the optimizer steps only every {window} of them, and the "
+            f"loss is not divided by {window}: the update is {window} times too large.",
+            f"Divide the loss by {window} before backward(), e.g. `(loss / {window}).backward()`.",
+        )
+
+
+def _window(back: ev.Event) -> str | None:
+    """The accumulation count when ``back`` runs more often than the optimizer steps, else None."""
+    frame = back.frame
+    if frame is None:
+        return None
+    steps = [s for s in frame.events if s.kind == ev.STEP]
+    for step in steps:
+        extra = [w for w in step.periodic if w not in back.periodic]
+        if extra:
+            return _modulus(extra[-1].test)
+    if not steps and frame.kind == "loop" and frame.parent is not None and isinstance(frame.node, ast.For) and not frame.has(ev.ZERO_GRAD):
+        last = frame.events[-1].seq
+        after = [e for e in frame.parent.events if e.seq > last and e.kind in (ev.STEP, ev.BACKWARD)]
+        if after and after[0].kind == ev.STEP:  # the micro-batch loop ends, then the optimizer steps
+            it = frame.node.iter
+            if isinstance(it, ast.Call) and getattr(it.func, "id", None) == "range" and len(it.args) == 1:
+                return ast.unparse(it.args[0])
+    return None
+
+
+def _modulus(test: ast.expr) -> str | None:
+    for node in ast.walk(test):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return ast.unparse(node.right)
+    return None
+
+
+def _scaled(ctx: FileContext, expr: ast.AST, scope: ast.AST | None, line: int, depth: int) -> bool:
+    """Whether the loss was divided (or multiplied) before backward, or summed on purpose."""
+    if depth > 6 or scope is None:
+        return True  # lost track: stay silent
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Div, ast.Mult, ast.FloorDiv)):
+        return True
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in ("div", "div_", "mul", "mul_", "__truediv__"):
+            return True
+        reduction = kwarg(expr, "reduction")
+        role = ctx.role(key_of(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if role is not None and role.kind == "loss" and isinstance(role.node, ast.Call):
+            reduction = reduction or kwarg(role.node, "reduction")
+        if isinstance(reduction, ast.Constant) and reduction.value == "sum":
+            return True
+        if isinstance(func, ast.Name) and func.id in ctx.functions:
+            fn = ctx.functions[func.id]
+            returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+            return not returns or any(_scaled(ctx, r, fn, 10**9, depth + 1) for r in returns)
+        return False
+    if isinstance(expr, ast.Name):
+        values = reaching(ctx, scope, expr.id, line)
+        if not values:
+            return True  # a parameter or a global: we cannot see how it was made
+        for value in values:
+            if isinstance(value, ast.AugAssign):
+                if isinstance(value.op, (ast.Div, ast.Mult, ast.FloorDiv)):
+                    return True
+            elif isinstance(value, (ast.For, ast.AsyncFor)) or _scaled(ctx, value, scope, getattr(value, "lineno", line), depth + 1):
+                return True
+        return False
+    return True

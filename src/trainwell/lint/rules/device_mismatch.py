@@ -1,0 +1,79 @@
+"""TW403: a batch (or its labels) is not moved to the model's device.
+
+Reported on the forward call when the model was moved to a device that may be
+a GPU and the input comes straight from a DataLoader's batch (no ``.to()``, no
+reassignment, no ``collate_fn``), or from a batch parameter of which the same
+function moves other entries (``batch["labels"].to(device)``) but not this one.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.dataflow import reaching, scope_nodes
+from trainwell.diagnostic import Finding
+
+CODE = "TW403"
+_MOVES = {"to", "cuda"}
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    if "cuda" not in ctx.source:
+        return
+    moved = _moved_models(ctx)
+    if not moved:
+        return
+    analysis = ctx.analysis
+    for forward in (e for e in analysis.events if e.kind == ev.FORWARD):
+        if not isinstance(forward.node, ast.Call) or not forward.node.args or forward.scope is None:
+            continue
+        if not any(analysis.same(forward.key, m) or analysis.same(key_of(forward.node.func), m) for m in moved):
+            continue
+        arg = forward.node.args[0]
+        base = arg.value if isinstance(arg, ast.Subscript) else arg
+        if not isinstance(base, ast.Name) or not _unmoved(ctx, analysis, forward, base):
+            continue
+        yield ctx.finding(
+            CODE, forward.node,
+            f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` comes from the batch "
+            "as loaded (on the CPU): on a GPU this fails with a device mismatch.",
+            f"Move the batch first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)` (or in the DataLoader's collate_fn).",
+        )
+
+
+def _moved_models(ctx: FileContext) -> set[str]:
+    keys: set[str] = set()
+    for node in ctx.nodes:
+        call = None
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
+            call, key = node.value, key_of(node.targets[0])
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
+            call, key = node.value, key_of(node.value.func.value)  # type: ignore[attr-defined]
+        if call is None or key is None or not ctx.is_model(key):
+            continue
+        target = call.args[0] if call.args else kwarg(call, "device")
+        if isinstance(target, ast.Constant) and target.value == "cpu":
+            continue
+        keys.add(key)
+    return keys
+
+
+def _unmoved(ctx: FileContext, analysis, forward: ev.Event, name: ast.Name) -> bool:
+    values = reaching(ctx, forward.scope, name.id, forward.line)
+    if len(values) == 1 and isinstance(values[0], (ast.For, ast.AsyncFor)):
+        loop = values[0]
+        keys = {f.iter_key for f in analysis.frames if f.node is loop and f.iter_key}
+        roles = [ctx.role(k) for k in keys]
+        if not roles or any(r is None or r.kind != "loader" or not isinstance(r.node, ast.Call) for r in roles):
+            return False  # not a DataLoader we can see: the data may already be on the device
+        return all(kwarg(r.node, "collate_fn") is None and kwarg(r.node, "pin_memory_device") is None for r in roles)  # type: ignore[union-attr]
+    if values or forward.scope is ctx.tree:
+        return False
+    params = {a.arg for a in forward.scope.args.args}  # type: ignore[attr-defined]
+    if name.id not in params:
+        return False
+    return any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
+               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, forward.scope))  # type: ignore[attr-defined]

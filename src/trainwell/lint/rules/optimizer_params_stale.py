@@ -1,0 +1,115 @@
+"""TW109: the optimizer holds tensors that are no longer the model's parameters.
+
+Seen in the order of statements: an optimizer built over ``model.parameters()``,
+then, in the same function (or a later method of the class that built it in
+``__init__``), a statement that replaces those parameters: a new submodule,
+``load_state_dict(..., assign=True)``, a deep copy that is trained instead, an
+FSDP wrap; or, for Adagrad (state made at construction), a cast or move.
+``.to()`` / ``.half()`` keep the Parameter objects (PyTorch 2.x) and are not
+reported for other optimizers.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint.dataflow import scope_nodes
+from trainwell.diagnostic import Finding
+
+CODE = "TW109"
+_CASTS = {"to", "cuda", "half", "double", "float", "bfloat16", "cpu", "to_empty"}
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    analysis = ctx.analysis
+    scopes = [ctx.tree, *ctx.functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
+    built = []  # (scope, line, optimizer key, optimizer class, model keys)
+    for scope in scopes:
+        for node in scope_nodes(ctx, scope):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                role = ctx.classify(node.value)
+                key = key_of(node.targets[0])
+                if role is not None and role.kind == "optimizer" and key:
+                    models = {key_of(c.func.value) for c in ast.walk(node.value)
+                              if isinstance(c, ast.Call) and method_name(c) in ("parameters", "named_parameters")} - {None}
+                    built.append((scope, node.lineno, key, role.cls, models))
+    if not built:
+        return
+    for scope in scopes:
+        for node in scope_nodes(ctx, scope):
+            if not isinstance(node, (ast.Assign, ast.Expr)):
+                continue
+            for opt_scope, line, opt_key, opt_cls, models in built:
+                if not _after(ctx, opt_scope, line, scope, node.lineno):
+                    continue
+                replaced = _replacement(ctx, analysis, node, models, opt_cls)
+                if replaced is None or _rebuilt(ctx, scope, node.lineno, opt_key):
+                    continue
+                yield ctx.finding(
+                    CODE, node,
+                    f"`{ctx.snippet(node).strip()}` {replaced} after `{opt_key}` ({opt_cls or 'optimizer'}, line {line}) was built: "
+                    f"the optimizer keeps updating the old tensors and the model it trains never changes.",
+                    f"Build (or rebuild) `{opt_key}` after this line, over the model's current parameters.",
+                )
+                break
+
+
+def _after(ctx: FileContext, opt_scope: ast.AST, line: int, scope: ast.AST, here: int) -> bool:
+    if opt_scope is scope:
+        return here > line
+    if getattr(opt_scope, "name", None) != "__init__":
+        return False
+    return any(opt_scope in ms.values() and scope in ms.values() for ms in ctx.methods.values())
+
+
+def _related(ctx: FileContext, analysis, key: str | None, models: set[str]) -> bool:
+    return key is not None and any(analysis.same(key, m) or key.startswith(m + ".") for m in models)
+
+
+def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], opt_cls: str) -> str | None:
+    """What ``node`` does to the optimizer's parameters, or None when it keeps them."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call, name = node.value, method_name(node.value)
+        owner = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if name == "load_state_dict" and _related(ctx, analysis, owner, models):
+            assign = kwarg(call, "assign")
+            if isinstance(assign, ast.Constant) and assign.value is True:
+                return "replaces every Parameter (assign=True)"
+        if name in _CASTS and opt_cls == "Adagrad" and _related(ctx, analysis, owner, models):
+            return "moves or casts the parameters while Adagrad's state, made at construction, stays behind"
+        return None
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target = node.targets[0]
+    base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+    if base is not None and _related(ctx, analysis, key_of(base), models) and ctx.classify(node.value) is not None and ctx.classify(node.value).kind == "model":
+        return "puts new parameters into the model"
+    value = node.value
+    if isinstance(target, ast.Name) and target.id in models and isinstance(value, ast.Call):
+        role, inner = ctx.classify(value), strip_identity(value)
+        wraps_itself = isinstance(inner, ast.Call) and any(key_of(strip_identity(a)) == target.id for a in inner.args)
+        if role is not None and role.kind == "model" and key_of(inner) != target.id and not wraps_itself:
+            return "re-creates the model"
+    if isinstance(value, ast.Call) and (ctx.call_name(value) or "").endswith("deepcopy") and value.args:
+        copied, key = key_of(value.args[0]), key_of(target)
+        if _related(ctx, analysis, copied, models) and key and _trained(analysis, key) and not any(analysis.same(key, m) for m in models):
+            return "trains a copy of the model"
+    if isinstance(value, ast.Call) and (ctx.call_name(value) or "").rsplit(".", 1)[-1] in ("FullyShardedDataParallel", "FSDP", "fully_shard"):
+        if value.args and _related(ctx, analysis, key_of(value.args[0]), models):
+            return "wraps the model in FSDP, which replaces its parameters"
+    return None
+
+
+def _trained(analysis, key: str) -> bool:
+    return any(e.kind == ev.FORWARD and e.key == key and e.grad is not False and e.frame is not None and e.frame.has(ev.BACKWARD)
+               for e in analysis.events)
+
+
+def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
+    for node in scope_nodes(ctx, scope):
+        if isinstance(node, ast.Assign) and node.lineno > line and any(key_of(t) == opt_key for t in node.targets):
+            return True
+    return False

@@ -1,0 +1,71 @@
+"""TW401: the DataLoader that feeds training steps does not shuffle."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg
+from trainwell.diagnostic import Finding
+
+CODE = "TW401"
+_POSITIONAL = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    reported: set[int] = set()
+    for frame in ctx.analysis.frames:
+        if frame.kind != "loop" or frame.iter_key is None or not any(b.frame is frame for b in frame.of(ev.BACKWARD)):
+            continue
+        role = ctx.role(frame.iter_key)
+        if role is None or role.kind != "loader" or not isinstance(role.node, ast.Call) or id(role.node) in reported:
+            continue
+        call = role.node
+        if has_star_kwargs(call) or not _unshuffled(ctx, call):
+            continue
+        reported.add(id(call))
+        yield ctx.finding(
+            CODE, call,
+            f"`{ctx.snippet(call)}` feeds the training loop at line {frame.node.lineno} but does not shuffle: every epoch "
+            "sees the batches in the same order, which biases SGD (sorted or grouped data makes it much worse).",
+            "Pass shuffle=True (or a sampler such as RandomSampler / DistributedSampler) to the training DataLoader.",
+        )
+
+
+def _argument(call: ast.Call, name: str) -> ast.expr | None:
+    value = kwarg(call, name)
+    index = _POSITIONAL.index(name)
+    if value is None and len(call.args) > index:
+        value = call.args[index]
+    return value
+
+
+def _unshuffled(ctx: FileContext, call: ast.Call) -> bool:
+    for name in ("sampler", "batch_sampler"):
+        value = _argument(call, name)
+        if value is not None and not (isinstance(value, ast.Constant) and value.value is None):
+            return False
+    shuffle = _argument(call, "shuffle")
+    if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value in (False, None)):
+        return False  # shuffle=True, or an expression we cannot decide
+    return not _iterable(ctx, _argument(call, "dataset"))
+
+
+def _iterable(ctx: FileContext, dataset: ast.expr | None) -> bool:
+    """Whether the dataset is (or may be) an IterableDataset stream, where shuffle= does not apply."""
+    if dataset is None:
+        return True
+    if isinstance(dataset, ast.Name):
+        for node in ctx.nodes:
+            if isinstance(node, ast.Assign) and any(key_of(t) == dataset.id for t in node.targets):
+                if _iterable(ctx, node.value):
+                    return True
+        return False
+    if isinstance(dataset, ast.Call):
+        name = key_of(dataset.func) or ""
+        qual = ctx.call_name(dataset) or ""
+        if "Iterable" in qual or "Iterable" in name or "stream" in ast.unparse(dataset).lower():
+            return True
+        return name in ctx.classes and ctx.derives_from(name, "IterableDataset")
+    return False

@@ -1,0 +1,205 @@
+"""Run the rules over files: discovery, configuration, noqa, and errors that never stop the run.
+
+A file that does not parse is reported as a *problem* with its location (and
+makes the run fail, as ruff does); a rule that crashes on one file is reported
+as an internal-error problem naming rule and file, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import io
+import os
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from trainwell.catalog import STATIC, enabled_codes, validate_patterns
+from trainwell.lint import config as config_mod
+from trainwell.lint.context import FileContext
+from trainwell.lint.rules import all_rules
+from trainwell.lint.suppress import suppressed
+from trainwell.diagnostic import Finding
+from trainwell.errors import TrainwellError
+
+_LIBRARIES = ("lightning", "accelerate", "transformers")
+_TORCH_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:lightning|pytorch_lightning|accelerate|transformers)\b", re.M)
+SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "build", "dist", "node_modules"}
+
+
+@dataclass
+class Problem:
+    """Something that stopped a file (or one rule on it) from being checked."""
+
+    kind: str  # "syntax-error" | "internal-error" | "read-error"
+    path: str
+    message: str
+    line: int = 1
+    column: int = 0
+    rule: str | None = None
+
+
+@dataclass
+class Report:
+    """What one run found."""
+
+    findings: list[Finding] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files: int = 0
+    lines: int = 0
+    sources: dict[str, str] = field(default_factory=dict)  # path -> text, kept for --fix / --diff
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings) or any(p.kind != "internal-error" for p in self.problems)
+
+
+def check_source(source: str, path: str, codes: Iterable[str], target_version: tuple[int, int] = config_mod.DEFAULT_TARGET,
+                 force: bool = False) -> tuple[list[Finding], list[Problem]]:
+    """Findings and problems for one file's text.
+
+    A file that never mentions PyTorch (or a library built on it) holds no
+    training loop: it is not even parsed (this keeps big trees fast), so its
+    syntax errors go unreported. ``force`` checks every file with every rule.
+    """
+    if not force and "torch" not in source and not (any(w in source for w in _LIBRARIES) and _TORCH_IMPORT.search(source)):
+        return [], []
+    try:
+        with warnings.catch_warnings():  # the checked code's own warnings (invalid escapes) are not ours to print
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=path)
+    except SyntaxError as error:
+        return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max((error.offset or 1) - 1, 0))]
+    except (ValueError, RecursionError, MemoryError) as error:
+        return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
+    ctx = FileContext(path, source, tree, target_version)
+    findings: list[Finding] = []
+    problems: list[Problem] = []
+    if not force and not ctx.uses_torch:
+        return findings, problems
+    rules = all_rules()
+    seen: set[tuple[str, int, int]] = set()
+    for code in sorted(codes):
+        rule = rules.get(code)
+        if rule is None:
+            continue
+        try:
+            for finding in rule.check(ctx):
+                where = (finding.code, finding.line, finding.column)
+                if where in seen:
+                    continue
+                seen.add(where)
+                text = ctx.lines[finding.line - 1] if 0 < finding.line <= len(ctx.lines) else ""
+                if not suppressed(text, finding.code):
+                    findings.append(finding)
+        except Exception as error:  # one rule failing on one file must not stop the run
+            problems.append(Problem("internal-error", path, f"{type(error).__name__}: {error}", rule=code))
+    findings.sort(key=lambda f: (f.line, f.column, f.code))
+    return findings, problems
+
+
+def read_source(path: Path) -> str:
+    data = path.read_bytes()
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
+
+
+def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (), root: Path | None = None) -> list[Path]:
+    """The files to check: given files as they are, folders searched for ``*.py``.
+
+    ``exclude`` prunes what the search finds; a folder the user names is
+    searched even when it matches (as a named file is checked).
+    """
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise TrainwellError(f"{raw}: no such file or folder; give paths to Python files or folders (default: .)")
+        if path.is_file():
+            files.append(path)
+            continue
+        patterns = () if _excluded(path, exclude, root) else exclude
+        for folder, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(folder, d), patterns, root))
+            for name in sorted(names):
+                if name.endswith(".py") and not _excluded(Path(folder, name), patterns, root):
+                    files.append(Path(folder, name))
+    return files
+
+
+def _excluded(path: Path, patterns: Sequence[str], root: Path | None) -> bool:
+    if not patterns:
+        return False
+    try:
+        relative = path.resolve().relative_to(root.resolve()).as_posix() if root else path.as_posix()
+    except ValueError:
+        relative = path.as_posix()
+    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(path.name, p) or relative.startswith(p.rstrip("/") + "/") for p in patterns)
+
+
+def resolve_codes(select: Sequence[str] | None, ignore: Sequence[str] | None) -> set[str]:
+    """The static codes a run reports; TrainwellError for an unknown code or prefix."""
+    for patterns in (select, ignore):
+        if patterns:
+            try:
+                validate_patterns(list(patterns))
+            except ValueError as error:
+                raise TrainwellError(str(error)) from None
+    return enabled_codes(list(select) if select else None, list(ignore) if ignore else None, detector=STATIC)
+
+
+def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
+        target_version: tuple[int, int] | str | None = None, force: bool = False, exclude: Sequence[str] = ()) -> Report:
+    """Check files and folders with the configuration found above the first path."""
+    paths = list(paths) or ["."]
+    config = config_mod.load(Path(paths[0]))
+    config.exclude = list(config.exclude) + list(exclude)
+    select = list(select) if select else config.select
+    ignore = list(config.ignore) + list(ignore or [])
+    codes = resolve_codes(select, ignore)
+    if isinstance(target_version, str):
+        target_version = config_mod.parse_version(target_version, "--target-version")
+    target = target_version or config.target_version or config.declared_torch or config_mod.DEFAULT_TARGET
+    report = Report()
+    for path in discover(paths, config.exclude, config.root):
+        name = str(path)
+        try:
+            source = read_source(path)
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
+            report.problems.append(Problem("read-error", name, f"cannot read: {error}"))
+            continue
+        report.files += 1
+        report.lines += source.count("\n") + 1
+        report.sources[name] = source
+        findings, problems = check_source(source, name, codes, target, force)
+        report.findings.extend(findings)
+        report.problems.extend(problems)
+    return report
+
+
+def check(paths_or_source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, select: Sequence[str] | None = None,
+          ignore: Sequence[str] | None = None, target_version: str | tuple[int, int] | None = None) -> list[Finding]:
+    """The static checker's findings for files, folders or a string of source.
+
+    A string that names no existing path and spans several lines is checked as
+    source (reported as ``<string>``). Files that do not parse are skipped here;
+    ``trainwell check`` reports them.
+
+    Example:
+        >>> from trainwell import check
+        >>> [f.code for f in check("import torch\\nstate = torch.load('m.pt')\\n", target_version="2.4")]
+        ['TW502']
+    """
+    if isinstance(paths_or_source, str) and "\n" in paths_or_source and not os.path.exists(paths_or_source):
+        codes = resolve_codes(select, ignore)
+        if isinstance(target_version, str):
+            target_version = config_mod.parse_version(target_version, "target_version")
+        findings, _ = check_source(paths_or_source, "<string>", codes, target_version or config_mod.DEFAULT_TARGET)
+        return findings
+    if isinstance(paths_or_source, (str, os.PathLike)):
+        paths_or_source = [paths_or_source]
+    return run(paths_or_source, select, ignore, target_version).findings

@@ -1,0 +1,69 @@
+"""`trainwell run`: run a training script as `python SCRIPT ARGS` would, under the runtime checker.
+
+Exit code: the script's own (its `sys.exit` code; 1 if it raised). With
+``--strict``, a script that ended with 0 exits 1 when anything was found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from trainwell.errors import TrainwellError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--report", metavar="FILE.json", help="write the findings, the exit code and the step count as JSON")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when anything was found (a failing script keeps its own code)")
+    parser.add_argument("--select", action="append", metavar="CODES", help="report only these codes or prefixes (comma-separated; TW503 is opt-in)")
+    parser.add_argument("--ignore", action="append", metavar="CODES", help="do not report these codes or prefixes (comma-separated)")
+    parser.add_argument("--plot", metavar="FILE.png", help="draw learning rate, loss and gradient norm per optimizer step, findings marked")
+    parser.add_argument("-m", dest="as_module", action="store_true", help="run a module, as `python -m MODULE` does")
+    parser.add_argument("target", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]", help="the script (or, with -m, the module) and its own arguments")
+
+
+def _codes(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [code.strip() for value in values for code in value.split(",") if code.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.target:
+        raise TrainwellError("no script given: use `trainwell run SCRIPT [ARGS...]` or `trainwell run -m MODULE [ARGS...]`")
+    target, script_args = args.target[0], args.target[1:]
+    if not args.as_module and not os.path.isfile(target):
+        raise TrainwellError(f"script not found: {target!r}; give the path of a Python file (or -m MODULE)")
+    from trainwell.runtime.script import run_script
+    from trainwell.runtime.summary import render_table
+    from trainwell.runtime.watcher import watch
+
+    watcher = watch(select=_codes(args.select), ignore=_codes(args.ignore), echo=sys.stderr, record=bool(args.plot))
+    exit_code = run_script(watcher, target, script_args, as_module=args.as_module)
+    if watcher.faults:
+        print("trainwell: internal probe errors (please report): " + "; ".join(watcher.faults), file=sys.stderr)
+    print(render_table(watcher.findings, watcher.steps), file=sys.stderr)
+    if args.strict and watcher.findings and exit_code == 0:
+        exit_code = 1
+    if args.report:
+        _write_report(args.report, watcher, exit_code)
+    if args.plot:
+        from trainwell.runtime.plot import draw
+
+        draw(watcher.history, watcher.findings, args.plot)
+    return exit_code
+
+
+def _write_report(path: str, watcher: Any, exit_code: int) -> None:
+    keys = ("code", "name", "message", "path", "line", "step", "count")
+    findings = [{key: finding.to_dict()[key] for key in keys} for finding in watcher.findings]
+    document = {"findings": findings, "exit_code": exit_code, "steps": watcher.steps}
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2)
+            handle.write("\n")
+    except OSError as error:
+        raise TrainwellError(f"cannot write the report {path!r}: {error.strerror}", exit_code=1) from None

@@ -1,0 +1,56 @@
+"""One active watch: the session, the probes, the bus and the installed hooks."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from trainwell.runtime.events import Bus
+from trainwell.runtime.hooks import install, remove_all
+from trainwell.runtime.probes import discover
+from trainwell.runtime.session import Session
+
+
+class ActiveWatch:
+    """Installed on construction; ``close()`` finishes the probes and removes every hook."""
+
+    def __init__(self, codes: set[str], echo: TextIO | None, record: bool) -> None:
+        self.session = Session(codes, echo)
+        self.probes = [cls(self.session) for cls in discover() if codes & set(cls.codes)]
+        self.recorder = None
+        if record:
+            from trainwell.runtime.plot import StepRecorder
+
+            self.recorder = StepRecorder(self.session)
+        subscribers: list[Any] = [self.session, *self.probes]
+        if self.recorder is not None:
+            subscribers.append(self.recorder)
+        self.bus = Bus(subscribers)
+        self.handles = install(self.bus, quiet_scheduler_warning="TW105" in codes)
+        self.findings: list[Any] = []
+        self.steps = 0
+        self.faults: list[str] = []
+        self.history: Any = None
+
+    def close(self, error: BaseException | None) -> BaseException | None:
+        """Finish the probes, remove the hooks; return an exception to raise instead of ``error``."""
+        replacement = None
+        try:
+            if error is not None:
+                for callback in list(self.bus.failure):  # type: ignore[attr-defined]
+                    try:
+                        replacement = callback(error) or replacement
+                    except Exception as fault:  # noqa: BLE001
+                        self.bus.failure.fault(callback, fault)  # type: ignore[attr-defined]
+            for callback in list(self.bus.finish):  # type: ignore[attr-defined]
+                try:
+                    callback()
+                except Exception as fault:  # noqa: BLE001
+                    self.bus.finish.fault(callback, fault)  # type: ignore[attr-defined]
+        finally:
+            remove_all(self.handles)
+        self.findings = self.session.result()
+        self.steps = self.session.step
+        self.faults = list(self.bus.faults)
+        if self.recorder is not None:
+            self.history = self.recorder.history()
+        return replacement

@@ -1,0 +1,82 @@
+"""The shared case corpus, run in-process under `trainwell.watch()`.
+
+For every runnable case file, the set of (code, line) the runtime checker
+reports equals the set of markers that bind it; `good_*` files and the
+correct-code corpus produce nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+from trainwell.catalog import CATALOG, RUNTIME
+from trainwell.runtime.watcher import watch
+
+TESTS = Path(__file__).resolve().parents[1]
+MARKER = re.compile(r"#\s*(error|static|runtime):\s*(TW\d{3}(?:\s*,\s*TW\d{3})*)")
+
+
+def runtime_markers(path: Path) -> set[tuple[str, int]]:
+    """The (code, line) pairs the runtime checker must report in ``path``."""
+    expected = set()
+    for number, text in enumerate(path.read_text().splitlines(), start=1):
+        for kind, codes in MARKER.findall(text):
+            for code in re.findall(r"TW\d{3}", codes):
+                if kind in ("error", "runtime") and RUNTIME in CATALOG[code].detectors:
+                    expected.add((code, number))
+    return expected
+
+
+def marked_codes(path: Path) -> list[str]:
+    return sorted({code for _, codes in MARKER.findall(path.read_text()) for code in re.findall(r"TW\d{3}", codes)})
+
+
+def runnable(path: Path) -> bool:
+    first = path.read_text().splitlines()[:1]
+    return not (first and first[0].strip() == "# case: static-only")
+
+
+def case_files() -> list[Path]:
+    files = sorted((TESTS / "cases").glob("TW*/*.py")) + sorted((TESTS / "corpus" / "correct").glob("*.py"))
+    return [f for f in files if runnable(f)]
+
+
+def run_watched(path: Path, select: list[str] | None = None) -> watch:
+    """Run ``path`` as `python path` would, inside one watch(); return the watch."""
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    sys.argv = [str(path)]
+    sys.path.insert(0, str(path.parent))
+    w = watch(select=select)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), w:
+            runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as stop:
+        assert not stop.code, f"{path} exited with {stop.code}"
+    finally:
+        sys.argv[:], sys.path[:] = saved_argv, saved_path
+    return w
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(TESTS))
+
+
+@pytest.mark.parametrize("path", case_files(), ids=_id)
+def test_runtime_findings_match_markers(path: Path) -> None:
+    default = sorted(c for c, e in CATALOG.items() if e.default_enabled and RUNTIME in e.detectors)
+    w = run_watched(path, select=default + marked_codes(path))
+    assert w.faults == []
+    found = {(f.code, f.line) for f in w.findings if Path(f.path).resolve() == path}
+    elsewhere = [f for f in w.findings if Path(f.path).resolve() != path]
+    expected = runtime_markers(path)
+    if path.name.startswith("good_") or "corpus" in path.parts:
+        assert expected == set(), "a good file carries no markers"
+    messages = "\n".join(f"{f.code}:{f.line} step {f.step}: {f.message}" for f in w.findings)
+    assert (found, elsewhere) == (expected, []), messages
