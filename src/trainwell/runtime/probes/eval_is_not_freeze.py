@@ -2,7 +2,8 @@
 ``module.requires_grad = False``, a plain attribute) whose parameters still
 require grad, sit in the optimizer and change at its steps.
 
-Checked on sampled steps while some other module trains in train mode: the
+Checked on sampled steps while some other module with parameters trains in
+train mode: the
 parameters' version counters before and after ``optimizer.step()`` tell
 whether the step wrote them (no values read).
 """
@@ -35,7 +36,9 @@ class EvalIsNotFreeze(Probe):
             self.evals[id(module)] = (weakref.ref(module), user_location())
 
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
-        if module.training:
+        # Only a module with parameters trains; a loss module in train mode does
+        # not make a whole model left in eval mode a "frozen part" (that is TW201).
+        if module.training and next(module.parameters(), None) is not None:
             self.training_forward = True
 
     def on_step_pre(self, optimizer: torch.optim.Optimizer, closure: Any) -> None:
