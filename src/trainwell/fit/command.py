@@ -1,0 +1,358 @@
+"""`trainwell fit`: train the bundled default, or a model and data named in a YAML config.
+
+Every config key has a flag (``max_epochs`` -> ``--max-epochs``); flags win over
+the YAML file. ``--print-config`` shows the effective config and trains nothing.
+No torch import at module level: ``trainwell --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+import time
+import typing
+from pathlib import Path
+from typing import Any
+
+from trainwell.errors import TrainwellError
+from trainwell.fit import config as cfg
+
+RUNS_FOLDER = Path("trainwell-runs")
+# Keys set by their own flags below, not by the generated ones.
+_SPECIAL = {"optimizer", "scheduler", "metrics"}
+_HELP = {
+    "model": "model factory 'module:function' returning an nn.Module (default: the bundled digits MLP)",
+    "data": "data factory 'module:function' returning (train, val): (X, y) tensors or DataLoaders",
+    "loss": "a torch.nn loss class name, or 'module:function' (default CrossEntropyLoss)",
+    "run_dir": "run directory (default: a new folder under ./trainwell-runs/)",
+    "tensorboard": "TensorBoard event files in the run directory (default: when installed)",
+    "mlflow": "MLflow local file store in the run directory (default: when installed)",
+    "curves": "write curves.png (loss, metrics, learning rate) at the end",
+    "threads": "CPU threads for PyTorch (torch.set_num_threads; default: PyTorch's choice)",
+    "max_epochs": "training epochs",
+    "batch_size": "training batch size when the data are tensors",
+    "precision": "32, bf16-mixed (autocast) or 16-mixed (autocast + GradScaler)",
+    "seed": "seed of the model's init and the data order",
+    "deterministic": "PyTorch's deterministic algorithms",
+    "compile": "torch.compile the model",
+    "mode": "min or max: which way the monitor improves",
+    "nonfinite": "on a nan/inf loss: raise, or skip the batch",
+    "progress": "progress bar and per-epoch table on stderr",
+    "max_steps": "stop after this many optimizer steps",
+    "eval_batch_size": "validation batch size (default: batch size)",
+    "accumulate": "micro-batches per optimizer step",
+    "clip_grad_norm": "clip the gradient norm to this value",
+    "checkpoint_every": "also checkpoint every N optimizer steps (always at each epoch end)",
+    "keep_last": "checkpoints kept (none: all)",
+    "monitor": "epoch-record key for the best checkpoint and early stopping, e.g. val_loss",
+    "early_stopping_patience": "stop after N epochs without improvement of the monitor",
+    "log_every": "optimizer steps between log records (one host sync each)",
+    "num_workers": "DataLoader workers when the trainer builds loaders",
+    "device": "cpu, cuda, cuda:1, ... (default: cuda when available)",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="YAML", help="run config file; flags override its keys")
+    parser.add_argument("--resume", metavar="PATH",
+                        help="continue a run: its run directory or a checkpoint file")
+    parser.add_argument("--print-config", action="store_true",
+                        help="print the effective config as YAML and exit")
+    group = parser.add_argument_group(
+        "config keys (each also a YAML key)",
+        "Defaults shown apply to --config runs; the bundled default run has its own "
+        "settings: see `trainwell fit --print-config`.")
+    hints = typing.get_type_hints(cfg.FitConfig)
+    for field in dataclasses.fields(cfg.FitConfig):
+        if field.name in _SPECIAL:
+            continue
+        flag = "--" + field.name.replace("_", "-")
+        help_text = _field_help(field.name, hints[field.name], field.default)
+        if bool in cfg.allowed_types(hints[field.name]):
+            group.add_argument(flag, dest=f"cfg_{field.name}", action=argparse.BooleanOptionalAction,
+                               default=argparse.SUPPRESS, help=help_text)
+        else:
+            metavar = cfg.allowed_types(hints[field.name])[0].__name__.upper()
+            group.add_argument(flag, dest=f"cfg_{field.name}", metavar=metavar,
+                               default=argparse.SUPPRESS, help=help_text)
+    group.add_argument("--metric", dest="metric", action="append", metavar="NAME[=SPEC]",
+                       help="validation metric: 'accuracy', or NAME=module:function (repeatable)")
+    group.add_argument("--optimizer", metavar="NAME", help="torch.optim class (default AdamW)")
+    group.add_argument("--lr", metavar="FLOAT", help="the optimizer's learning rate")
+    group.add_argument("--optimizer-arg", action="append", metavar="KEY=VALUE",
+                       help="optimizer keyword argument, e.g. weight_decay=0.01 (repeatable)")
+    group.add_argument("--scheduler", metavar="NAME",
+                       help="torch.optim.lr_scheduler class, or 'none'")
+    group.add_argument("--scheduler-interval", choices=cfg.INTERVALS,
+                       help="step the scheduler per 'epoch' or per optimizer 'step'")
+    group.add_argument("--scheduler-arg", action="append", metavar="KEY=VALUE",
+                       help="scheduler keyword argument, e.g. max_lr=0.01 (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    resume = Path(args.resume) if args.resume else None
+    config = resolve(args, resume)
+    if args.print_config:
+        sys.stdout.write(cfg.dump(config))
+        return 0
+    return train(config, resume)
+
+
+def resolve(args: argparse.Namespace, resume: Path | None) -> cfg.FitConfig:
+    """The effective config: defaults < bundled default < resumed run < YAML < flags."""
+    from trainwell.fit.default import PRESET
+
+    saved: dict[str, Any] = {}
+    if resume is not None:
+        if not resume.exists():
+            raise TrainwellError(f"--resume {resume}: no such file or directory")
+        run_dir = _run_dir_of(resume)
+        if run_dir is not None and (run_dir / "config.yaml").is_file():
+            saved = cfg.read_yaml(run_dir / "config.yaml")
+        if run_dir is not None:
+            saved["run_dir"] = str(run_dir)
+    user = cfg.read_yaml(args.config) if args.config else {}
+    flags = flag_values(args)
+    named = [layer for layer in (saved, user, flags) if "model" in layer or "data" in layer]
+    base = PRESET if not named else {}
+    merged = cfg.merge(base, saved, user, flags)
+    where = args.config or "config"
+    # Check the user's own layers first, so an error names the file or flag it came from.
+    cfg.build(user, where)
+    cfg.build(_without_sections(flags), "command line")
+    config = cfg.build(merged, where)
+    if (config.model is None) != (config.data is None):
+        missing = "data" if config.data is None else "model"
+        raise TrainwellError(f"{where}: '{missing}' is missing; give both model and data "
+                             "factories (or neither, for the bundled default)")
+    return config
+
+
+def flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The config keys set on the command line, with values parsed as YAML scalars."""
+    out: dict[str, Any] = {}
+    hints = typing.get_type_hints(cfg.FitConfig)
+    for key, value in vars(args).items():
+        if key.startswith("cfg_"):
+            name = key[4:]
+            allowed = cfg.allowed_types(hints[name])
+            if isinstance(value, bool):
+                out[name] = value
+            elif str in allowed:  # text stays text ("--run-dir 2026"), "none" clears an optional
+                out[name] = None if type(None) in allowed and value.lower() in ("none", "null") else value
+            else:
+                out[name] = _scalar(value, "--" + name.replace("_", "-"))
+    if args.metric:
+        out["metrics"] = dict(_metric_item(item) for item in args.metric)
+    optimizer = _pairs(args.optimizer_arg, "--optimizer-arg")
+    if args.lr is not None:
+        optimizer["lr"] = _scalar(args.lr, "--lr")
+    if args.optimizer:
+        optimizer["name"] = args.optimizer
+    if optimizer:
+        out["optimizer"] = optimizer
+    scheduler = _pairs(args.scheduler_arg, "--scheduler-arg")
+    if args.scheduler_interval:
+        scheduler["interval"] = args.scheduler_interval
+    if args.scheduler and args.scheduler.lower() == "none":
+        out["scheduler"] = None
+    elif args.scheduler or scheduler:
+        if args.scheduler:
+            scheduler["name"] = args.scheduler
+        out["scheduler"] = scheduler
+    return out
+
+
+def train(config: cfg.FitConfig, resume: Path | None) -> int:
+    """Build everything the config names, fit, and print the result."""
+    import warnings
+
+    import torch
+
+    from trainwell.fit.curves import CurvesPlot
+    from trainwell.fit.loggers import make_loggers
+    from trainwell.fit.seeding import seed_everything
+    from trainwell.fit.trainer import Trainer
+
+    if config.threads is not None:
+        torch.set_num_threads(config.threads)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        seed_everything(config.seed)  # the factories' random init is part of the run
+        model = cfg.call_factory(config.model, "model")
+        data = cfg.call_factory(config.data, "data")
+        train_data, val_data = _split(data, config.data)
+        arguments = _trainer_arguments(config, model, train_data)
+        callbacks = make_loggers(config.tensorboard, config.mlflow, cfg.to_dict(config))
+        if config.curves:
+            callbacks.append(CurvesPlot())
+        existed = config.run_dir is not None and Path(config.run_dir).exists()
+        run_dir = _new_run_dir(config.run_dir)
+        try:
+            trainer = Trainer(**arguments, run_dir=run_dir, callbacks=callbacks)
+        except BaseException:
+            if not existed:
+                _remove_if_empty(run_dir)
+            raise
+        (run_dir / "config.yaml").write_text(cfg.dump(dataclasses.replace(config, run_dir=str(run_dir))))
+        started = time.perf_counter()
+        result = trainer.fit(train_data, val_data, resume=resume)
+        seconds = time.perf_counter() - started
+    _print_summary(result, run_dir, config.monitor, seconds)
+    return 0
+
+
+def _trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> dict[str, Any]:
+    """Everything the Trainer takes, names resolved (so errors come before any file is written)."""
+    from torch import nn
+
+    if not isinstance(model, nn.Module):
+        raise TrainwellError(f"model factory {config.model!r} returned a {type(model).__name__}, "
+                             "not a torch.nn.Module")
+    scheduler = None
+    interval = "epoch"
+    if config.scheduler is not None:
+        interval = config.scheduler.interval
+        scheduler = cfg.scheduler_factory(config.scheduler, _horizon(config, train_data, interval))
+    return dict(
+        model=model, optimizer=cfg.optimizer_factory(config.optimizer),
+        loss=cfg.loss_function(config.loss), scheduler=scheduler, scheduler_interval=interval,
+        metrics=cfg.metric_functions(config.metrics) or None,
+        max_epochs=config.max_epochs, max_steps=config.max_steps, batch_size=config.batch_size,
+        eval_batch_size=config.eval_batch_size, accumulate=config.accumulate,
+        precision=config.precision, clip_grad_norm=config.clip_grad_norm, device=config.device,
+        seed=config.seed, deterministic=config.deterministic, compile=config.compile,
+        checkpoint_every=config.checkpoint_every, keep_last=config.keep_last,
+        monitor=config.monitor, mode=config.mode,
+        early_stopping_patience=config.early_stopping_patience, nonfinite=config.nonfinite,
+        log_every=config.log_every, progress=config.progress, num_workers=config.num_workers,
+    )
+
+
+def _horizon(config: cfg.FitConfig, train_data: Any, interval: str) -> int:
+    """The run's length in optimizer steps (or epochs), as the Trainer will count it."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    if isinstance(train_data, DataLoader):
+        batches = len(train_data)
+    else:
+        tensors = train_data.tensors if isinstance(train_data, TensorDataset) else train_data
+        first = tensors[0] if isinstance(tensors, (tuple, list)) else tensors
+        batches = math.ceil(len(first) / config.batch_size)
+    per_epoch = math.ceil(batches / config.accumulate)
+    steps = per_epoch * config.max_epochs
+    if config.max_steps is not None:
+        steps = min(steps, config.max_steps)
+    return steps if interval == "step" else math.ceil(steps / per_epoch)
+
+
+def _split(data: Any, spec: str | None) -> tuple[Any, Any]:
+    if isinstance(data, tuple) and len(data) == 2 and not _is_tensor(data[0]):
+        return data
+    raise TrainwellError(
+        f"data factory {spec!r} must return (train, val) (val may be None), each a DataLoader, "
+        f"a TensorDataset or an (X, y) tuple of tensors; got {_shape_of(data)}")
+
+
+def _is_tensor(value: Any) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor)
+
+
+def _shape_of(value: Any) -> str:
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)}: ({', '.join(type(v).__name__ for v in value)})"
+    return f"a {type(value).__name__}"
+
+
+def _run_dir_of(resume: Path) -> Path | None:
+    if resume.is_dir():
+        return resume
+    if resume.parent.name == "checkpoints":
+        return resume.parent.parent
+    return None
+
+
+def _remove_if_empty(run_dir: Path) -> None:
+    """Nothing ran: leave no empty run directory (nor an empty runs folder) behind."""
+    for folder in (run_dir, RUNS_FOLDER):
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+
+
+def _new_run_dir(run_dir: str | None) -> Path:
+    if run_dir is not None:
+        path = Path(run_dir)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        path = RUNS_FOLDER / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            continue
+    raise TrainwellError(f"cannot create a new run directory under {RUNS_FOLDER}; pass --run-dir")
+
+
+def _print_summary(result: Any, run_dir: Path, monitor: str, seconds: float) -> None:
+    if not result.history:
+        print(f"nothing to train: the run already stopped at step {result.state.step}")
+    else:
+        last = result.history[-1]
+        values = "  ".join(f"{k} {v:.4f}" for k, v in last.items() if k.startswith("val_"))
+        print(f"epoch {last['epoch']}, step {last['step']}: "
+              f"{values or 'train_loss %.4f' % last['train_loss']}  ({seconds:.1f} s)")
+    best = result.best
+    if best is not None and monitor in best and result.best_checkpoint is not None:
+        print(f"best {monitor} {best[monitor]:.4f} at epoch {best['epoch']}: {result.best_checkpoint}")
+    files = sorted(p.name + ("/" if p.is_dir() else "") for p in run_dir.iterdir())
+    print(f"run directory: {run_dir} ({', '.join(files)})")
+
+
+def _show_warning(message: Any, category: Any, filename: str, lineno: int,
+                  file: Any = None, line: Any = None) -> None:
+    print(f"trainwell: warning: {message}", file=sys.stderr)
+
+
+def _scalar(text: str, flag: str) -> Any:
+    if text.strip().lower() == "none":
+        return None
+    value = cfg.parse_yaml(text, flag)
+    return text if isinstance(value, (dict, list)) else value
+
+
+def _pairs(items: list[str] | None, flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise TrainwellError(f"{flag} {item!r}: expected KEY=VALUE, e.g. {flag} weight_decay=0.01")
+        out[key.strip()] = cfg.parse_yaml(value, f"{flag} {key}")
+    return out
+
+
+def _metric_item(item: str) -> tuple[str, str]:
+    name, sep, spec = item.partition("=")
+    return (name, spec if sep else name)
+
+
+def _without_sections(flags: dict[str, Any]) -> dict[str, Any]:
+    # optimizer/scheduler flags may hold only some keys (e.g. --lr): checked once merged
+    return {k: v for k, v in flags.items() if k not in ("optimizer", "scheduler")}
+
+
+def _field_help(name: str, hint: Any, default: Any) -> str:
+    choices = cfg.CHOICES.get(name)
+    if choices:
+        text = f"one of {', '.join(choices)}"
+    else:
+        text = _HELP.get(name) or " or ".join(
+            "none" if t is type(None) else t.__name__ for t in cfg.allowed_types(hint))
+    if default is not None and default is not dataclasses.MISSING and "default" not in text:
+        text += f" (default {default})"
+    return text

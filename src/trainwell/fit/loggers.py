@@ -1,0 +1,133 @@
+"""Optional loggers: TensorBoard event files and an MLflow local file store.
+
+Each is a ``Callback`` that writes under the trainer's run directory and only
+what the loop already read on the host (log and epoch records), so neither
+adds a host sync. They are used when their package is installed; asking for
+one that is not installed is an error, not a silent no-op.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+from trainwell.errors import TrainwellError
+from trainwell.fit.callbacks import Callback
+
+# record keys that are counters, not values to plot
+_COUNTERS = ("step", "epoch")
+
+
+def installed(package: str) -> bool:
+    """Whether ``package`` can be imported (without importing it)."""
+    return importlib.util.find_spec(package) is not None
+
+
+class TensorBoardLogger(Callback):
+    """Scalars in ``run_dir/tensorboard``: ``train/<key>`` every log interval,
+    ``epoch/<key>`` every epoch, both at the optimizer step they belong to."""
+
+    def __init__(self, log_dir: str | Path | None = None) -> None:
+        self.log_dir = Path(log_dir) if log_dir is not None else None
+        self.writer: Any = None
+
+    def on_fit_start(self, trainer: Any, state: Any) -> None:
+        log_dir = self.log_dir or (trainer.run_dir / "tensorboard" if trainer.run_dir else None)
+        if log_dir is None:
+            return  # no run directory: nothing is written
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(log_dir=str(log_dir))
+
+    def on_log(self, trainer: Any, state: Any, record: dict[str, float]) -> None:
+        self._write("train", record)
+
+    def on_epoch_end(self, trainer: Any, state: Any, record: dict[str, Any]) -> None:
+        self._write("epoch", record)
+        if self.writer is not None:
+            self.writer.flush()
+
+    def on_fit_end(self, trainer: Any, result: Any) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    def _write(self, prefix: str, record: dict[str, Any]) -> None:
+        if self.writer is None:
+            return
+        step = int(record["step"])
+        for key, value in record.items():
+            if key not in _COUNTERS and isinstance(value, (int, float)):
+                self.writer.add_scalar(f"{prefix}/{key}", float(value), global_step=step)
+
+
+class MLflowLogger(Callback):
+    """Params and metrics in a local MLflow file store, ``run_dir/mlruns``.
+
+    View with ``mlflow ui --backend-store-uri <run_dir>/mlruns``.
+    """
+
+    def __init__(self, params: dict[str, Any] | None = None, experiment: str = "trainwell") -> None:
+        self.params = params or {}
+        self.experiment = experiment
+        self.run: Any = None
+
+    def on_fit_start(self, trainer: Any, state: Any) -> None:
+        if trainer.run_dir is None:
+            return
+        import mlflow
+
+        mlflow.set_tracking_uri((Path(trainer.run_dir).resolve() / "mlruns").as_uri())
+        mlflow.set_experiment(self.experiment)
+        self.run = mlflow.start_run(run_name=Path(trainer.run_dir).name)
+        if self.params:
+            mlflow.log_params({k: str(v)[:250] for k, v in _flatten(self.params).items()})
+
+    def on_log(self, trainer: Any, state: Any, record: dict[str, float]) -> None:
+        self._write("train_", record)
+
+    def on_epoch_end(self, trainer: Any, state: Any, record: dict[str, Any]) -> None:
+        self._write("epoch_", record)
+
+    def on_fit_end(self, trainer: Any, result: Any) -> None:
+        if self.run is not None:
+            import mlflow
+
+            mlflow.end_run()
+            self.run = None
+
+    def _write(self, prefix: str, record: dict[str, Any]) -> None:
+        if self.run is None:
+            return
+        import mlflow
+
+        values = {prefix + k: float(v) for k, v in record.items()
+                  if k not in _COUNTERS and isinstance(v, (int, float))}
+        mlflow.log_metrics(values, step=int(record["step"]))
+
+
+def make_loggers(tensorboard: bool | None, mlflow: bool | None,
+                 params: dict[str, Any] | None = None) -> list[Callback]:
+    """The loggers to use: ``None`` means "if installed", ``True`` requires the package."""
+    loggers: list[Callback] = []
+    for name, wanted, make in (("tensorboard", tensorboard, TensorBoardLogger),
+                               ("mlflow", mlflow, lambda: MLflowLogger(params))):
+        if wanted is False:
+            continue
+        if installed(name):
+            loggers.append(make())
+        elif wanted:
+            raise TrainwellError(f"{name}: true, but {name} is not installed; "
+                                 f"pip install {name} (or 'trainwell[loggers]'), or set {name}: false")
+    return loggers
+
+
+def _flatten(params: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out

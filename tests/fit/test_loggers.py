@@ -1,0 +1,66 @@
+"""TensorBoard and MLflow loggers, tested by reading back what they wrote."""
+
+import pytest
+import torch
+from torch import nn
+
+from trainwell import Trainer
+from trainwell.errors import TrainwellError
+from trainwell.fit import loggers
+from trainwell.fit.curves import read_csv
+
+
+def tiny_fit(run_dir, callbacks, epochs=2):
+    torch.manual_seed(0)
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    trainer = Trainer(nn.Linear(4, 3), lambda p: torch.optim.SGD(p, lr=0.1),
+                      loss=nn.CrossEntropyLoss(), metrics=["accuracy"], max_epochs=epochs,
+                      batch_size=16, log_every=2, progress=False, run_dir=run_dir,
+                      callbacks=callbacks)
+    return trainer.fit((x[:48], y[:48]), (x[48:], y[48:]))
+
+
+def test_tensorboard_events_hold_the_logged_values(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tiny_fit(tmp_path, [loggers.TensorBoardLogger()])
+    events = EventAccumulator(str(tmp_path / "tensorboard"))
+    events.Reload()
+    steps = read_csv(tmp_path / "steps.csv")
+    epochs = read_csv(tmp_path / "metrics.csv")
+    logged = events.Scalars("train/train_loss")
+    assert [e.step for e in logged] == [int(r["step"]) for r in steps] == [2, 4, 6]
+    assert [e.value for e in logged] == pytest.approx([r["train_loss"] for r in steps], rel=1e-6)
+    assert [e.value for e in events.Scalars("train/lr")] == pytest.approx([0.1] * 3)
+    val = events.Scalars("epoch/val_accuracy")
+    assert [e.step for e in val] == [3, 6]
+    assert [e.value for e in val] == pytest.approx([r["val_accuracy"] for r in epochs], rel=1e-6)
+    assert "epoch/val_loss" in events.Tags()["scalars"]
+
+
+def test_without_a_run_directory_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    logger = loggers.TensorBoardLogger()
+    tiny_fit(None, [logger], epochs=1)
+    assert logger.writer is None and list(tmp_path.iterdir()) == []
+
+
+def test_loggers_follow_what_is_installed_and_what_is_asked(monkeypatch):
+    monkeypatch.setattr(loggers, "installed", lambda name: name == "tensorboard")
+    made = loggers.make_loggers(None, None)
+    assert [type(c) for c in made] == [loggers.TensorBoardLogger]
+    assert loggers.make_loggers(False, False) == []
+    with pytest.raises(TrainwellError, match="mlflow: true, but mlflow is not installed"):
+        loggers.make_loggers(None, True)
+
+
+def test_mlflow_local_store_holds_params_and_metrics(tmp_path):
+    mlflow = pytest.importorskip("mlflow")
+    tiny_fit(tmp_path, [loggers.MLflowLogger({"optimizer": {"name": "SGD", "lr": 0.1}})])
+    client = mlflow.tracking.MlflowClient((tmp_path / "mlruns").as_uri())
+    [experiment] = [e for e in client.search_experiments() if e.name == "trainwell"]
+    [run] = client.search_runs([experiment.experiment_id])
+    assert run.data.params["optimizer.name"] == "SGD"
+    history = client.get_metric_history(run.info.run_id, "epoch_val_accuracy")
+    epochs = read_csv(tmp_path / "metrics.csv")
+    assert [m.value for m in history] == pytest.approx([r["val_accuracy"] for r in epochs])
