@@ -147,7 +147,7 @@ def test_corpus_has_the_promised_scripts():
 def test_static_page_examples_fire_and_corrections_stay_silent(code):
     """STYLE habit 6: the page's Example makes the static checker report its code, and only it;
     its "Use instead" block produces nothing (default codes plus this one enabled)."""
-    runner = pytest.importorskip("trainwell.check.runner")
+    from trainwell.lint import runner
     from trainwell.catalog import enabled_codes
 
     page = CATALOG[code].page()

@@ -4,10 +4,10 @@ import pytest
 import torch
 from torch import nn
 
-watcher = pytest.importorskip("trainwell.watch.watcher")
+from trainwell.runtime import watcher
 
 
-@pytest.mark.parametrize("precision,accumulate", [("32", 1), ("32", 3), ("bf16-mixed", 2)])
+@pytest.mark.parametrize("precision,accumulate", [("32", 1), ("32", 3), ("bf16-mixed", 2), ("16-mixed", 2)])
 def test_runtime_checker_finds_nothing_in_the_trainer(precision, accumulate):
     from trainwell.fit.trainer import Trainer
 
@@ -24,5 +24,6 @@ def test_runtime_checker_finds_nothing_in_the_trainer(precision, accumulate):
                       batch_size=10, progress=False, device="cpu")
     with watcher.watch(select=["TW"]) as w:
         trainer.fit((x, y), val_data=(x, y))
-    assert w.steps == steps
+    # GradScaler skips the steps whose scaled gradients overflow (fp16's first steps).
+    assert w.steps == steps if precision != "16-mixed" else steps - 3 <= w.steps < steps
     assert [(f.code, f.message) for f in w.findings] == []

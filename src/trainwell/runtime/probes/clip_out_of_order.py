@@ -66,6 +66,9 @@ class ClipOutOfOrder(Probe):
     def on_scaler_update(self, scaler: Any) -> None:
         self.scaled.pop(id(scaler), None)
         self.unscaled.clear()
+        # update() ends the iteration even when the scaler skipped the step
+        # (inf gradients): its clips belonged to that iteration, not the next.
+        self.pending = []
 
     def on_clip(self, params: list[torch.Tensor]) -> None:
         session = self.session
