@@ -57,7 +57,7 @@ def test_loggers_follow_what_is_installed_and_what_is_asked(monkeypatch):
 def test_mlflow_local_store_holds_params_and_metrics(tmp_path):
     mlflow = pytest.importorskip("mlflow")
     tiny_fit(tmp_path, [loggers.MLflowLogger({"optimizer": {"name": "SGD", "lr": 0.1}})])
-    client = mlflow.tracking.MlflowClient((tmp_path / "mlruns").as_uri())
+    client = mlflow.tracking.MlflowClient(loggers.MLflowLogger.tracking_uri(tmp_path))
     [experiment] = [e for e in client.search_experiments() if e.name == "trainwell"]
     [run] = client.search_runs([experiment.experiment_id])
     assert run.data.params["optimizer.name"] == "SGD"

@@ -9,6 +9,7 @@ one that is not installed is an error, not a silent no-op.
 from __future__ import annotations
 
 import importlib.util
+import time
 from pathlib import Path
 from typing import Any
 
@@ -63,26 +64,37 @@ class TensorBoardLogger(Callback):
 
 
 class MLflowLogger(Callback):
-    """Params and metrics in a local MLflow file store, ``run_dir/mlruns``.
+    """Params and metrics in a local MLflow store, ``run_dir/mlflow.db`` (SQLite).
 
-    View with ``mlflow ui --backend-store-uri <run_dir>/mlruns``.
+    MLflow 3 refuses new file stores (``mlruns/``) unless told otherwise, so
+    the store is a SQLite file; a client object is used, not MLflow's global
+    active run, so a user's own MLflow session is left alone.
+    View with ``mlflow ui --backend-store-uri sqlite:///<run_dir>/mlflow.db``.
     """
 
     def __init__(self, params: dict[str, Any] | None = None, experiment: str = "trainwell") -> None:
         self.params = params or {}
         self.experiment = experiment
-        self.run: Any = None
+        self.client: Any = None
+        self.run_id: str | None = None
+
+    @staticmethod
+    def tracking_uri(run_dir: str | Path) -> str:
+        return f"sqlite:///{(Path(run_dir).resolve() / 'mlflow.db').as_posix()}"
 
     def on_fit_start(self, trainer: Any, state: Any) -> None:
         if trainer.run_dir is None:
             return
-        import mlflow
+        from mlflow.entities import Param
+        from mlflow.tracking import MlflowClient
 
-        mlflow.set_tracking_uri((Path(trainer.run_dir).resolve() / "mlruns").as_uri())
-        mlflow.set_experiment(self.experiment)
-        self.run = mlflow.start_run(run_name=Path(trainer.run_dir).name)
+        self.client = MlflowClient(tracking_uri=self.tracking_uri(trainer.run_dir))
+        found = self.client.get_experiment_by_name(self.experiment)
+        experiment_id = found.experiment_id if found else self.client.create_experiment(self.experiment)
+        self.run_id = self.client.create_run(experiment_id, run_name=Path(trainer.run_dir).name).info.run_id
         if self.params:
-            mlflow.log_params({k: str(v)[:250] for k, v in _flatten(self.params).items()})
+            params = [Param(k, str(v)[:250]) for k, v in _flatten(self.params).items()]
+            self.client.log_batch(self.run_id, params=params)
 
     def on_log(self, trainer: Any, state: Any, record: dict[str, float]) -> None:
         self._write("train_", record)
@@ -91,20 +103,19 @@ class MLflowLogger(Callback):
         self._write("epoch_", record)
 
     def on_fit_end(self, trainer: Any, result: Any) -> None:
-        if self.run is not None:
-            import mlflow
-
-            mlflow.end_run()
-            self.run = None
+        if self.run_id is not None:
+            self.client.set_terminated(self.run_id)
+            self.run_id = None
 
     def _write(self, prefix: str, record: dict[str, Any]) -> None:
-        if self.run is None:
+        if self.run_id is None:
             return
-        import mlflow
+        from mlflow.entities import Metric
 
-        values = {prefix + k: float(v) for k, v in record.items()
-                  if k not in _COUNTERS and isinstance(v, (int, float))}
-        mlflow.log_metrics(values, step=int(record["step"]))
+        now, step = int(time.time() * 1000), int(record["step"])
+        metrics = [Metric(prefix + k, float(v), now, step) for k, v in record.items()
+                   if k not in _COUNTERS and isinstance(v, (int, float))]
+        self.client.log_batch(self.run_id, metrics=metrics)
 
 
 def make_loggers(tensorboard: bool | None, mlflow: bool | None,

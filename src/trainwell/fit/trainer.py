@@ -50,7 +50,7 @@ class Trainer:
     """Train an ``nn.Module`` with the order of operations built in.
 
     The model is placed on ``device`` first; an optimizer given as a factory
-    is then built over the trainable parameters only. See TRAINER_API.md for
+    is then built over the trainable parameters only. See docs/trainer.md for
     every argument.
 
     Example:
