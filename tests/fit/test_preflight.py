@@ -26,7 +26,8 @@ def run(model=None, optimizer=sgd, data=(X, Y), **kw):
     args.update(kw)
     if optimizer == "partial":
         optimizer = torch.optim.SGD(model[0].parameters(), lr=0.1)
-    return Trainer(model, optimizer, **args).fit(data)
+    resume = args.pop("resume", None)
+    return Trainer(model, optimizer, **args).fit(data, resume=resume)
 
 
 def one_warning(match, **kw):
@@ -105,3 +106,17 @@ def test_scheduler_for_another_optimizer_is_an_error():
     other = torch.optim.SGD(nn.Linear(3, 2).parameters(), lr=0.1)
     with pytest.raises(TrainwellError, match="built for another optimizer"):
         run(scheduler=S.StepLR(other, 1))
+
+
+def test_resuming_a_onecycle_run_for_longer_is_an_error(tmp_path):
+    def onecycle(total):
+        return lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=total)
+
+    run(max_epochs=1, scheduler=onecycle(10), scheduler_interval="step", run_dir=tmp_path)
+    run(max_epochs=1, scheduler=onecycle(10), scheduler_interval="step", run_dir=tmp_path,
+        resume=tmp_path)  # the same length resumes (nothing left to do)
+    with pytest.raises(TrainwellError, match="total_steps=10 but this run plans 20 optimizer "
+                                             "steps, and a one-cycle schedule cannot be extended"):
+        # The new OneCycleLR is long enough; the checkpoint's state puts back total_steps=10.
+        run(max_epochs=2, scheduler=onecycle(20), scheduler_interval="step", run_dir=tmp_path,
+            resume=tmp_path)

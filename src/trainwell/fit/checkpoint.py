@@ -209,3 +209,13 @@ def export_weights(model: nn.Module, path: str | os.PathLike) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     save_model(model, str(path))
     return path
+
+
+def export_state(state: dict[str, torch.Tensor], path: str | os.PathLike) -> Path:
+    """Write a whole state dict (e.g. gathered from FSDP shards) as safetensors."""
+    from safetensors.torch import save_file
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in state.items()}, str(path))
+    return path

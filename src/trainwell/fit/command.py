@@ -28,7 +28,7 @@ _HELP = {
     "loss": "a torch.nn loss class name, or 'module:function' (default CrossEntropyLoss)",
     "run_dir": "run directory (default: a new folder under ./trainwell-runs/)",
     "tensorboard": "TensorBoard event files in the run directory (default: when installed)",
-    "mlflow": "MLflow local file store in the run directory (default: when installed)",
+    "mlflow": "MLflow local store (mlflow.db) in the run directory (default: when installed)",
     "curves": "write curves.png (loss, metrics, learning rate) at the end",
     "threads": "CPU threads for PyTorch (torch.set_num_threads; default: PyTorch's choice)",
     "max_epochs": "training epochs",
@@ -50,12 +50,16 @@ _HELP = {
     "early_stopping_patience": "stop after N epochs without improvement of the monitor",
     "log_every": "optimizer steps between log records (one host sync each)",
     "num_workers": "DataLoader workers when the trainer builds loaders",
+    "strategy": "with --nproc or torchrun: auto (DDP), ddp, fsdp (FSDP2 sharding) or none",
     "device": "cpu, cuda, cuda:1, ... (default: cuda when available)",
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="YAML", help="run config file; flags override its keys")
+    parser.add_argument("--nproc", type=int, metavar="N",
+                        help="train in N processes on this machine (under torchrun; "
+                             "--batch-size is per process; see --strategy)")
     parser.add_argument("--resume", metavar="PATH",
                         help="continue a run: its run directory or a checkpoint file")
     parser.add_argument("--print-config", action="store_true",
@@ -97,7 +101,27 @@ def run(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(cfg.dump(config))
         return 0
+    if args.nproc is not None:
+        return _launch(args.nproc, config)
     return train(config, resume)
+
+
+def _launch(nproc: int, config: cfg.FitConfig) -> int:
+    """Re-run this command in ``nproc`` processes under torchrun, in ONE run directory."""
+    from trainwell.fit.launch import launch
+
+    run_dir = _new_run_dir(config.run_dir)  # chosen once, here: every rank writes into it
+    argv = sys.argv[sys.argv.index("fit") + 1:]
+    kept: list[str] = []
+    skip = False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == "--nproc":
+            skip = True
+        elif not item.startswith("--nproc="):
+            kept.append(item)
+    return launch(nproc, ["-m", "trainwell", "fit", *kept, "--run-dir", str(run_dir)])
 
 
 def resolve(args: argparse.Namespace, resume: Path | None) -> cfg.FitConfig:
@@ -179,14 +203,19 @@ def train(config: cfg.FitConfig, resume: Path | None) -> int:
     if config.threads is not None:
         torch.set_num_threads(config.threads)
     with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
+        warnings.showwarning = _show_warning if _rank() == 0 else _silent
         seed_everything(config.seed)  # the factories' random init is part of the run
         model = cfg.call_factory(config.model, "model")
         data = cfg.call_factory(config.data, "data")
         train_data, val_data = _split(data, config.data)
-        arguments = _trainer_arguments(config, model, train_data)
-        callbacks = make_loggers(config.tensorboard, config.mlflow, cfg.to_dict(config))
-        if config.curves:
+        arguments = trainer_arguments(config, model, train_data)
+        rank0 = _rank() == 0  # under torchrun: files, loggers and output from rank 0 only
+        if _world() > 1 and config.run_dir is None:
+            raise TrainwellError("under torchrun pass --run-dir (one folder for all ranks), or "
+                                 "use `trainwell fit --nproc N`, which picks one")
+        callbacks = make_loggers(config.tensorboard, config.mlflow, cfg.to_dict(config)) \
+            if rank0 else []
+        if config.curves and rank0:
             callbacks.append(CurvesPlot())
         existed = config.run_dir is not None and Path(config.run_dir).exists()
         run_dir = _new_run_dir(config.run_dir)
@@ -196,15 +225,20 @@ def train(config: cfg.FitConfig, resume: Path | None) -> int:
             if not existed:
                 _remove_if_empty(run_dir)
             raise
-        (run_dir / "config.yaml").write_text(cfg.dump(dataclasses.replace(config, run_dir=str(run_dir))))
+        if rank0:
+            (run_dir / "config.yaml").write_text(
+                cfg.dump(dataclasses.replace(config, run_dir=str(run_dir))))
         started = time.perf_counter()
         result = trainer.fit(train_data, val_data, resume=resume)
         seconds = time.perf_counter() - started
-    _print_summary(result, run_dir, config.monitor, seconds)
-    return 0
+    trainer.close()  # the process group, when the Trainer made one
+    if rank0:
+        _print_summary(result, run_dir, config.monitor, seconds)
+    # Stopped by a signal after saving a checkpoint: the shell's code for that signal.
+    return {"SIGINT": 130, "SIGTERM": 143}.get(result.signal or "", 0)
 
 
-def _trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> dict[str, Any]:
+def trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> dict[str, Any]:
     """Everything the Trainer takes, names resolved (so errors come before any file is written)."""
     from torch import nn
 
@@ -215,7 +249,7 @@ def _trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> di
     interval = "epoch"
     if config.scheduler is not None:
         interval = config.scheduler.interval
-        scheduler = cfg.scheduler_factory(config.scheduler, _horizon(config, train_data, interval))
+        scheduler = cfg.scheduler_factory(config.scheduler, horizon(config, train_data, interval))
     return dict(
         model=model, optimizer=cfg.optimizer_factory(config.optimizer),
         loss=cfg.loss_function(config.loss), scheduler=scheduler, scheduler_interval=interval,
@@ -228,19 +262,21 @@ def _trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> di
         monitor=config.monitor, mode=config.mode,
         early_stopping_patience=config.early_stopping_patience, nonfinite=config.nonfinite,
         log_every=config.log_every, progress=config.progress, num_workers=config.num_workers,
+        strategy=config.strategy,
     )
 
 
-def _horizon(config: cfg.FitConfig, train_data: Any, interval: str) -> int:
+def horizon(config: cfg.FitConfig, train_data: Any, interval: str) -> int:
     """The run's length in optimizer steps (or epochs), as the Trainer will count it."""
     from torch.utils.data import DataLoader, TensorDataset
 
+    world = _world()  # under DDP each rank trains 1/world of the samples per epoch
     if isinstance(train_data, DataLoader):
-        batches = len(train_data)
+        batches = math.ceil(len(train_data) / world)
     else:
         tensors = train_data.tensors if isinstance(train_data, TensorDataset) else train_data
         first = tensors[0] if isinstance(tensors, (tuple, list)) else tensors
-        batches = math.ceil(len(first) / config.batch_size)
+        batches = math.ceil(math.ceil(len(first) / world) / config.batch_size)
     per_epoch = math.ceil(batches / config.accumulate)
     steps = per_epoch * config.max_epochs
     if config.max_steps is not None:
@@ -297,6 +333,22 @@ def _new_run_dir(run_dir: str | None) -> Path:
         except FileExistsError:
             continue
     raise TrainwellError(f"cannot create a new run directory under {RUNS_FOLDER}; pass --run-dir")
+
+
+def _silent(*args: Any, **kwargs: Any) -> None:
+    """Warnings of ranks other than 0: rank 0 prints the same ones."""
+
+
+def _rank() -> int:
+    import os
+
+    return int(os.environ.get("RANK", "0"))
+
+
+def _world() -> int:
+    import os
+
+    return int(os.environ.get("WORLD_SIZE", "1"))
 
 
 def _print_summary(result: Any, run_dir: Path, monitor: str, seconds: float) -> None:

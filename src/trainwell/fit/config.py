@@ -24,6 +24,7 @@ PRECISIONS = ("32", "bf16-mixed", "16-mixed")
 INTERVALS = ("epoch", "step")
 MODES = ("min", "max")
 NONFINITE = ("raise", "skip")
+STRATEGIES = ("auto", "ddp", "fsdp", "none")
 
 
 @dataclasses.dataclass
@@ -78,6 +79,7 @@ class FitConfig:
     log_every: int = 50
     progress: bool = True
     num_workers: int | None = None
+    strategy: str = "auto"  # under torchrun / --nproc: auto (DDP), ddp, fsdp, none
     threads: int | None = None  # torch.set_num_threads; None: PyTorch's default
     tensorboard: bool | None = None  # None: when tensorboard is installed
     mlflow: bool | None = None  # None: when mlflow is installed
@@ -86,6 +88,7 @@ class FitConfig:
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "precision": PRECISIONS, "mode": MODES, "nonfinite": NONFINITE,
+    "strategy": STRATEGIES,
 }
 
 

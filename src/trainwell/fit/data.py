@@ -77,7 +77,7 @@ class TensorSource:
     """Batches sliced from tensors that live on the training device."""
 
     def __init__(self, tensors: Sequence[torch.Tensor], batch_size: int, device: torch.device,
-                 shuffle: bool, seed: int) -> None:
+                 shuffle: bool, seed: int, shard: tuple[int, int] | None = None) -> None:
         n = tensors[0].shape[0]
         for t in tensors:
             if t.shape[0] != n:
@@ -94,6 +94,12 @@ class TensorSource:
         self.num_batches = math.ceil(n / self.batch_size)
         self.drop_last = False
         self.last_batch_size = n - (self.num_batches - 1) * self.batch_size
+        self.shard = shard  # (rank, world size): this process's share (see distributed.py)
+        if shard is not None:
+            from trainwell.fit.distributed import shard_sizes
+
+            self.shard_samples, self.num_batches, self.last_batch_size = shard_sizes(
+                n, self.batch_size, shard[1], shuffle, shard[0])
 
     def order(self, epoch: int) -> torch.Tensor | None:
         """The sample order of ``epoch``: a permutation seeded by ``seed + epoch``."""
@@ -102,10 +108,22 @@ class TensorSource:
         gen = torch.Generator().manual_seed(self.seed + epoch)
         return torch.randperm(self.num_samples, generator=gen).to(self.device)
 
+    def _sharded_order(self, epoch: int) -> torch.Tensor:
+        from trainwell.fit.distributed import shard_train_order
+
+        rank, world = self.shard
+        if not self.shuffle:
+            return torch.arange(rank, self.num_samples, world, device=self.device)
+        return shard_train_order(self.order(epoch), self.batch_size, rank, world)
+
     def epoch(self, epoch: int, start: int = 0) -> Iterator[tuple[torch.Tensor, ...]]:
         """Yield the batches of ``epoch`` from batch index ``start`` on."""
-        perm = self.order(epoch)
         tensors, bs, n = self.tensors, self.batch_size, self.num_samples
+        if self.shard is None:
+            perm = self.order(epoch)
+        else:
+            perm = self._sharded_order(epoch)
+            n = perm.numel()
         if perm is None:
             for a in range(start * bs, n, bs):
                 yield tuple(t[a:a + bs] for t in tensors)
@@ -136,8 +154,11 @@ class _EpochBatches:
 class LoaderSource:
     """Batches from a user's DataLoader, in a resumable order."""
 
-    def __init__(self, loader: DataLoader, device: torch.device, seed: int) -> None:
+    def __init__(self, loader: DataLoader, device: torch.device, seed: int,
+                 shard: tuple[int, int] | None = None, train: bool = True) -> None:
         self.loader = loader
+        self.shard = shard
+        self.train = train
         self.device = device
         self.seed = seed
         self.non_blocking = device.type == "cuda"
@@ -150,6 +171,9 @@ class LoaderSource:
         except TypeError:
             self.num_batches = None
         self.last_batch_size = self._last_batch_size()
+        if shard is not None and not self.iterable:
+            self.num_batches = len(self.batches(0))  # this rank's share
+            self.last_batch_size = None
         if self.iterable:
             self._private = None
             return
@@ -180,7 +204,29 @@ class LoaderSource:
         return n - (math.ceil(n / self.batch_size) - 1) * self.batch_size if n else None
 
     def batches(self, epoch: int) -> list[list[int]]:
-        """The index batches of ``epoch``, computed without touching the global RNG."""
+        """This process's index batches of ``epoch``, computed without touching the global RNG."""
+        out = self._global_batches(epoch)
+        if self.shard is None or self._presharded():
+            return out
+        from trainwell.fit.distributed import shard_train_order
+
+        rank, world = self.shard
+        if not self.train:  # evaluation: whole batches round-robin (counts are reduced)
+            return out[rank::world]
+        bs = self.loader.batch_size
+        if bs is None:  # a custom batch sampler: whole batches round-robin, equal counts
+            each = len(out) // world
+            return out[rank:each * world:world]
+        order = torch.tensor([i for b in out for i in b], dtype=torch.long)
+        mine = shard_train_order(order, bs, rank, world, self.drop_last).tolist()
+        return [mine[i:i + bs] for i in range(0, len(mine), bs)]
+
+    def _presharded(self) -> bool:
+        from torch.utils.data import DistributedSampler
+
+        return isinstance(self.loader.sampler, DistributedSampler)
+
+    def _global_batches(self, epoch: int) -> list[list[int]]:
         loader, seed = self.loader, self.seed + epoch
         sampler = loader.sampler
         if type(loader.batch_sampler) is BatchSampler and loader.batch_size is not None:
@@ -242,20 +288,23 @@ def default_loader(dataset: Dataset, batch_size: int, device: torch.device, shuf
 
 
 def make_source(data: Any, batch_size: int, device: torch.device, shuffle: bool, seed: int,
-                what: str = "train_data", num_workers: int | None = None
-                ) -> TensorSource | LoaderSource:
-    """Wrap ``data`` (DataLoader, (X, y) tensors, TensorDataset, Dataset) as a batch source."""
+                what: str = "train_data", num_workers: int | None = None,
+                shard: tuple[int, int] | None = None) -> TensorSource | LoaderSource:
+    """Wrap ``data`` (DataLoader, (X, y) tensors, TensorDataset, Dataset) as a batch source.
+
+    ``shard``: (rank, world size) under DDP; ``shuffle`` marks training data.
+    """
     if isinstance(data, DataLoader):
-        return LoaderSource(data, device, seed)
+        return LoaderSource(data, device, seed, shard, train=shuffle)
     if isinstance(data, TensorDataset):
-        return TensorSource(data.tensors, batch_size, device, shuffle, seed)
+        return TensorSource(data.tensors, batch_size, device, shuffle, seed, shard)
     if isinstance(data, torch.Tensor):
-        return TensorSource((data,), batch_size, device, shuffle, seed)
+        return TensorSource((data,), batch_size, device, shuffle, seed, shard)
     if isinstance(data, (tuple, list)) and data and all(isinstance(t, torch.Tensor) for t in data):
-        return TensorSource(tuple(data), batch_size, device, shuffle, seed)
+        return TensorSource(tuple(data), batch_size, device, shuffle, seed, shard)
     if isinstance(data, Dataset) and hasattr(data, "__len__"):
         return LoaderSource(default_loader(data, batch_size, device, shuffle, num_workers),
-                            device, seed)
+                            device, seed, shard, train=shuffle)
     raise TrainwellError(
         f"{what} is a {type(data).__name__}; pass a DataLoader, a Dataset, a TensorDataset or "
         "a tuple (X, y) of tensors"

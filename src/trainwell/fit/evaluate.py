@@ -77,8 +77,15 @@ def eval_mode(model: nn.Module) -> Iterator[None]:
 
 
 def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any],
-                     metrics: dict[str, Any], device: torch.device) -> dict[str, float]:
-    """Mean loss and metrics over ``batches``, weighted by batch size."""
+                     metrics: dict[str, Any], device: torch.device,
+                     reduce: Callable[[torch.Tensor], torch.Tensor] | None = None,
+                     extra_forwards: int = 0) -> dict[str, float]:
+    """Mean loss and metrics over ``batches``, weighted by batch size.
+
+    ``reduce`` sums a tensor over processes (DDP): each rank evaluated a shard.
+    ``extra_forwards``: FSDP ranks with a shorter shard repeat their last batch,
+    uncounted, so that every rank joins as many gathering forwards.
+    """
     stateful = {k: m for k, m in metrics.items() if is_stateful(m)}
     plain = {k: m for k, m in metrics.items() if k not in stateful}
     for m in stateful.values():
@@ -87,6 +94,7 @@ def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any
         dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
         sums = torch.zeros(1 + len(plain), dtype=dtype, device=device)
         count = 0
+        batch = None
         for batch in batches:
             bs = batch_size_of(batch)
             with runner.precision.autocast():
@@ -104,6 +112,18 @@ def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any
             for m in stateful.values():
                 m.update(outputs, target)
             count += bs
+        for _ in range(extra_forwards):
+            if batch is None:
+                raise TrainwellError("strategy='fsdp': a rank has no validation sample; pass at "
+                                     "least as many validation samples as processes")
+            with runner.precision.autocast():
+                if runner.step_fn is not None:
+                    runner.step_fn(model, batch)
+                else:
+                    runner.outputs_and_target(batch)
+        if reduce is not None:  # sums and sample counts over all ranks: the exact global mean
+            both = reduce(torch.cat([sums, sums.new_tensor([count])]))
+            sums, count = both[:-1], int(both[-1].item())
         if count == 0:
             raise TrainwellError("evaluation data has no batches; pass a non-empty validation set")
         means = (sums / count).tolist()  # the one host sync of the evaluation

@@ -43,6 +43,7 @@ def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -
     partial_start = windows.partial_start if windows.partial_start is not None else math.inf
     partial_size = windows.partial_size
     i = state.batch
+    tr._runner.position = i % k  # where in its window the first micro-batch falls (DDP's no_sync)
     for batch in source.epoch(state.epoch, i):
         bs = size_of(batch)
         loss = micro(batch, k if i < partial_start else partial_size)
@@ -136,16 +137,26 @@ def log(tr: Trainer, state: TrainState) -> None:
     state.log_loss_sum, state.log_loss_count, state.log_samples = 0.0, 0, 0
     tr._log_time = now
     tr._callbacks.fire("on_log", tr, state, record)
+    agree_stop(tr)
+
+
+def agree_stop(tr: Trainer) -> None:
+    """Under DDP: stop when any rank asked to (all ranks reach this point after the same step)."""
+    if tr._dist is not None and not tr._stop:
+        tr._stop = tr._dist.any(tr._stop_requested)
 
 
 def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -> dict[str, Any]:
     """Validate, record, step per-epoch schedulers, track the best, checkpoint."""
     flush(tr, state)
+    loss_sum, loss_count = state.epoch_loss_sum, state.epoch_loss_count
+    if tr._dist is not None:  # every rank's samples, so all ranks monitor the same value
+        both = tr._dist.sum(torch.tensor([loss_sum, loss_count], dtype=torch.float64)).tolist()
+        loss_sum, loss_count = both[0], int(both[1])
     record: dict[str, Any] = {
         "epoch": state.epoch + 1,
         "step": state.step,
-        "train_loss": (state.epoch_loss_sum / state.epoch_loss_count
-                       if state.epoch_loss_count else math.nan),
+        "train_loss": loss_sum / loss_count if loss_count else math.nan,
     }
     if val_source is not None:
         for name, value in tr._evaluate_source(val_source).items():
@@ -163,6 +174,7 @@ def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -
     state.epoch_loss_sum, state.epoch_loss_count = 0.0, 0
     if tr.early_stopping_patience is not None and state.bad_epochs >= tr.early_stopping_patience:
         tr._stop = True
+    agree_stop(tr)
     tr._save_checkpoint(best=improved)
     tr._callbacks.fire("on_epoch_end", tr, state, record)
     return record

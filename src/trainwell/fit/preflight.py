@@ -83,6 +83,16 @@ def check_schedule(scheduler: Any, interval: str, planned_steps: int, max_epochs
               f"T_max={horizon}")
 
 
+def check_resumed_schedule(scheduler: Any, interval: str, planned_steps: int) -> None:
+    """A resumed OneCycleLR keeps the length it was saved with, and cannot run longer."""
+    if (isinstance(scheduler, OneCycleLR) and interval == "step"
+            and scheduler.total_steps < planned_steps):
+        raise TrainwellError(
+            f"the checkpoint's OneCycleLR has total_steps={scheduler.total_steps} but this run "
+            f"plans {planned_steps} optimizer steps, and a one-cycle schedule cannot be extended: "
+            "resume with the original max_epochs/max_steps, or start a new run")
+
+
 def check_accumulation(accumulate: int, num_batches: int | None, drop_last: bool) -> None:
     """Accumulation fits in an epoch and is not mixed up with ``drop_last``."""
     if num_batches is not None and accumulate > num_batches:

@@ -24,7 +24,8 @@ def capture_rng() -> dict[str, Any]:
     version, mt, gauss = random.getstate()
     kind, keys, pos, has_gauss, cached = np.random.get_state()
     state: dict[str, Any] = {
-        "python": [version, list(mt), gauss],
+        # As a tensor: 625 Python ints cost a pickle call each on every checkpoint.
+        "python": [version, torch.tensor(mt, dtype=torch.int64), gauss],
         "numpy": [kind, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(cached)],
         "torch": torch.get_rng_state(),
     }
@@ -36,6 +37,7 @@ def capture_rng() -> dict[str, Any]:
 def restore_rng(state: dict[str, Any]) -> None:
     """Restore what ``capture_rng`` returned."""
     version, mt, gauss = state["python"]
+    mt = mt.tolist() if isinstance(mt, torch.Tensor) else mt  # older checkpoints: a list
     random.setstate((version, tuple(mt), gauss))
     kind, keys, pos, has_gauss, cached = state["numpy"]
     np.random.set_state((kind, keys.numpy().astype(np.uint32), pos, has_gauss, cached))

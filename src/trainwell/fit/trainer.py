@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import signal
 import sys
@@ -19,7 +20,7 @@ from torch import nn
 
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
-from trainwell.fit import loop, preflight
+from trainwell.fit import distributed, loop, preflight
 from trainwell.fit.accumulate import Windows, restore_window_grads, window_grads
 from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
 from trainwell.fit.data import make_source
@@ -44,6 +45,7 @@ class FitResult:
     last_checkpoint: Path | None
     state: TrainState
     interrupted: bool = False  # stopped by SIGINT/SIGTERM (a resumable checkpoint was written)
+    signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
 
 
 class Trainer:
@@ -94,6 +96,7 @@ class Trainer:
         callbacks: Iterable[Callback] = (),
         progress: bool = True,
         num_workers: int | None = None,
+        strategy: str = "auto",    # "auto" (DDP under torchrun with N > 1) | "ddp" | "fsdp" | "none"
     ) -> None:
         if not isinstance(model, nn.Module):
             raise TrainwellError(f"model is a {type(model).__name__}; pass an nn.Module")
@@ -115,10 +118,23 @@ class Trainer:
         if clip_grad_norm is not None and not clip_grad_norm > 0:
             raise TrainwellError(f"clip_grad_norm={clip_grad_norm!r} must be a positive number")
 
-        self.device = torch.device(device) if device is not None else torch.device(
+        # Under torchrun: the process group, and this rank's GPU (see distributed.py).
+        self._dist, placed = distributed.setup(strategy, torch.device(device) if device else None)
+        if self._dist is not None and nonfinite == "skip":
+            raise TrainwellError("nonfinite='skip' is not supported with several processes (a "
+                                 "rank skipping its backward would stall the others); use 'raise'")
+        self.device = placed if placed is not None else torch.device(
             "cuda" if torch.cuda.is_available() else "cpu")
         # Place the model BEFORE any optimizer sees its parameters.
         self.model = model.to(self.device)
+        self._fsdp = self._dist is not None and self._dist.kind == "fsdp"
+        if self._fsdp:  # sharding replaces the parameters: the optimizer must come after
+            if isinstance(optimizer, torch.optim.Optimizer):
+                raise TrainwellError(
+                    "strategy='fsdp' replaces the model's parameters by shards, so the optimizer "
+                    "must be built after: pass a factory, e.g. lambda params: "
+                    "torch.optim.AdamW(params, lr=1e-3)")
+            distributed.shard_model(self.model)
         if isinstance(optimizer, torch.optim.Optimizer):
             self.optimizer = optimizer
         elif callable(optimizer):
@@ -156,12 +172,22 @@ class Trainer:
         self.scheduler_interval = scheduler_interval
         # compile=True: torch.compile defaults; a dict: its keyword arguments.
         options = compile if isinstance(compile, dict) else {}
-        forward = torch.compile(self.model, **options) if compile else self.model
-        self._runner = StepRunner(forward, loss, step, self.optimizer, self.precision,
-                                  self._schedule, clip_grad_norm, self.model,
-                                  skip_nonfinite=nonfinite == "skip")
+        plain = torch.compile(self.model, **options) if compile else self.model
+        runner_args = (loss, step, self.optimizer, self.precision, self._schedule, clip_grad_norm)
+        # Evaluation and prediction run the plain module: DDP's forward would
+        # start collectives that ranks with fewer evaluation batches never join.
+        # (An FSDP module is sharded in place: it gathers in every forward.)
+        self._eval_runner = StepRunner(plain, *runner_args, self.model,
+                                       skip_nonfinite=nonfinite == "skip")
+        if self._dist is None or self._fsdp:
+            self._runner = self._eval_runner
+        else:
+            wrapped = self._dist.wrap(self.model)
+            forward = torch.compile(wrapped, **options) if compile else wrapped
+            self._runner = distributed.DDPStepRunner(forward, *runner_args, wrapped,
+                                                     skip_nonfinite=False, group=self._dist)
         self.state = TrainState()
-        self._stop = False
+        self._stop = self._stop_requested = False
         self._interrupted: str | bool = False  # the signal's name once one arrived
         self._pending_losses: list[torch.Tensor] = []
         self._pending_sizes: list[int] = []
@@ -180,8 +206,9 @@ class Trainer:
 
         ``resume``: a checkpoint file or a run directory (its newest checkpoint).
         """
+        shard = self._dist.shard if self._dist is not None else None
         train = make_source(train_data, self.batch_size, self.device, True, self.seed,
-                            "train_data", self.num_workers)
+                            "train_data", self.num_workers, shard)
         val = None if val_data is None else self._eval_source(val_data, "val_data")
         if train.num_batches == 0:
             raise TrainwellError("train_data has no batches; pass at least one sample")
@@ -193,19 +220,22 @@ class Trainer:
         self._preflight(train, planned)
 
         self.state = TrainState()
-        self._stop = self._interrupted = False
+        self._stop = self._stop_requested = self._interrupted = False
         self._pending_losses.clear()
         self._pending_sizes.clear()
         seed_everything(self.seed)
         self.optimizer.zero_grad(set_to_none=True)
-        if self.run_dir is not None:
+        main = self._dist is None or self._dist.is_main  # files and progress: rank 0 only
+        if self.run_dir is not None and main:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             self._folder = ckpt.CheckpointFolder(self.run_dir, self.keep_last)
         rng = self._resume(resume) if resume is not None else None
+        if rng is not None and self.scheduler is not None and planned is not None:
+            preflight.check_resumed_schedule(self.scheduler, self.scheduler_interval, planned)
         callbacks = list(self.callbacks)
-        if self.run_dir is not None:
+        if self.run_dir is not None and main:
             callbacks.insert(0, CSVLogger(self.run_dir))
-        if self.progress:
+        if self.progress and main:
             callbacks.append(ProgressBar(planned))
         self._callbacks = CallbackList(callbacks)
         if not self.model.training:  # a model left in eval mode; submodules the user put
@@ -218,7 +248,7 @@ class Trainer:
             with deterministic_mode(self.deterministic), self._stop_on_interrupt():
                 if self.max_steps is None or self.state.step < self.max_steps:
                     loop.run(self, self.state, train, val)
-            if self._interrupted:
+            if self._interrupted and main:
                 self._report_interrupt()
         finally:
             result = self._result()
@@ -229,8 +259,13 @@ class Trainer:
         """Stop at the end of the current micro-batch, saving a resumable checkpoint.
 
         Safe to call from a callback, a model's forward or a signal handler.
+        Under DDP the ranks agree at the next log interval or epoch end, and
+        stop after the same step.
         """
-        self._stop = True
+        if self._dist is None:
+            self._stop = True
+        else:
+            self._stop_requested = True
 
     @contextlib.contextmanager
     def _stop_on_interrupt(self) -> Iterator[None]:
@@ -253,8 +288,11 @@ class Trainer:
                 raise SystemExit(128 + signum)
             self._interrupted = name
             self.request_stop()
+            if self._dist is not None and not self._dist.is_main:
+                return  # rank 0 speaks for the run
+            when = "this batch" if self._dist is None else "the step all ranks agree on"
             what = "saving a checkpoint" if self.run_dir is not None else "no run_dir: nothing is saved"
-            print(f"trainwell: {name}: stopping after this batch and {what} "
+            print(f"trainwell: {name}: stopping after {when} and {what} "
                   f"({name} again to abort)", file=sys.stderr)
 
         for s in signals:
@@ -283,20 +321,45 @@ class Trainer:
 
     def predict(self, data: Any) -> Any:
         """Model outputs over ``data`` under ``inference_mode``, as a CPU tensor."""
-        source = self._eval_source(data, "data")
-        return predict_batches(self._runner, self.model, source.epoch(0))
+        source = make_source(data, self.eval_batch_size, self.device, False, self.seed, "data",
+                             self.num_workers)  # every rank predicts all of it
+        return predict_batches(self._eval_runner, self.model, source.epoch(0))
 
     def export_weights(self, path: str | Path) -> Path:
-        """Write the model's weights only, as safetensors."""
+        """Write the model's weights only, as safetensors (under FSDP: every rank calls, rank 0
+        writes)."""
+        if self._fsdp:
+            state = distributed.full_model_state(self.model)
+            return ckpt.export_state(state, path) if self._dist.is_main else Path(path)
         return ckpt.export_weights(self.model, path)
 
     def _eval_source(self, data: Any, what: str) -> Any:
+        shard = self._dist.shard if self._dist is not None else None
         return make_source(data, self.eval_batch_size, self.device, False, self.seed, what,
-                           self.num_workers)
+                           self.num_workers, shard)
 
     def _evaluate_source(self, source: Any) -> dict[str, float]:
-        return evaluate_batches(self._runner, self.model, source.epoch(0), self.metrics,
-                                self.device)
+        reduce = self._dist.sum if self._dist is not None else None
+        extra = 0
+        if self._fsdp:  # every rank must run as many (gathering) forwards
+            if source.num_batches is None:
+                raise TrainwellError("strategy='fsdp' evaluates sized data only; pass val_data as "
+                                     "tensors, a TensorDataset or a DataLoader with a length")
+            extra = self._dist.max(source.num_batches) - source.num_batches
+        return evaluate_batches(self._eval_runner, self.model, source.epoch(0), self.metrics,
+                                self.device, reduce, extra)
+
+    def model_state_dict(self) -> dict[str, torch.Tensor]:
+        """The model's weights, whole. Under FSDP this gathers the shards: every rank must
+        call it, and ranks other than 0 get an empty dict."""
+        if self._fsdp:
+            return distributed.full_model_state(self.model)
+        return self.model.state_dict()
+
+    def close(self) -> None:
+        """Destroy the process group, when this Trainer created it (also done at exit)."""
+        if self._dist is not None:
+            self._dist.close()
 
     # ---------------------------------------------------------- checkpoint
     def _payload(self) -> dict[str, Any]:
@@ -304,23 +367,27 @@ class Trainer:
         mid_window = state.batch % self.accumulate != 0
         return {
             "format": 1,
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
+            "model": self.model_state_dict(),
+            "optimizer": (distributed.full_optimizer_state(self.model, self.optimizer)
+                          if self._fsdp else self.optimizer.state_dict()),
             "scheduler": self._schedule.state_dict(),
             "precision": self.precision.state_dict(),
             "state": state.state_dict(),
             "rng": capture_rng(),
             # In-flight gradients of an unfinished accumulation window.
+            # (Under DDP/FSDP ranks stop only after a step: never mid-window.)
             "window_grads": window_grads(self._runner.params) if mid_window else None,
             "pending_losses": (torch.stack([v.float() for v in self._pending_losses]).cpu()
                                if self._pending_losses else None),
             "pending_sizes": list(self._pending_sizes),
-            "data": {"seed": self.seed, "batch_size": self.batch_size,
+            # The GLOBAL batch: a run of 2 processes x 32 continues exactly in 1 x 64.
+            "data": {"seed": self.seed, "batch_size": self.batch_size * self._world,
                      "accumulate": self.accumulate, "num_batches": self._windows.num_batches},
         }
 
     def _save_checkpoint(self, best: bool = False) -> None:
-        if self._folder is None:
+        # Rank 0 writes; under FSDP every rank takes part in gathering the state.
+        if self._folder is None and not (self._fsdp and self.run_dir is not None):
             return
         if self._pending_losses and self.nonfinite == "raise":
             # A non-finite loss not yet read must stop the run BEFORE its weights
@@ -328,6 +395,8 @@ class Trainer:
             # One host sync per checkpoint (saving syncs anyway).
             loop.check_finite(self, self.state)
         payload = self._payload()
+        if self._folder is None:
+            return
         self._last_checkpoint = self._folder.save(payload, self.state.step)
         if best:
             self._best_checkpoint = self._folder.save_best(payload)
@@ -336,12 +405,20 @@ class Trainer:
         path = ckpt.resolve_resume(resume)
         data = ckpt.load_checkpoint(path)
         ckpt.check_model_compatible(self.model, data["model"], path)
-        self.model.load_state_dict(data["model"])
-        for name, target, saved in (("optimizer", self.optimizer, data["optimizer"]),
-                                    ("scheduler", self._schedule, data["scheduler"]),
-                                    ("precision", self.precision, data["precision"])):
+        if self._fsdp:  # every rank read the file; each keeps its shard
+            distributed.load_full_model_state(self.model, data["model"])
+        else:
+            self.model.load_state_dict(data["model"])
+        loaders: dict[str, Callable[[Any], Any]] = {
+            "optimizer": (functools.partial(distributed.load_full_optimizer_state, self.model,
+                                            self.optimizer)
+                          if self._fsdp else self.optimizer.load_state_dict),
+            "scheduler": self._schedule.load_state_dict,
+            "precision": self.precision.load_state_dict,
+        }
+        for name, load in loaders.items():
             try:
-                target.load_state_dict(saved)
+                load(data[name])
             except (ValueError, KeyError, TypeError, RuntimeError) as e:
                 raise TrainwellError(
                     f"checkpoint {path}: its {name} state does not fit this run's {name} "
@@ -349,12 +426,14 @@ class Trainer:
                     exit_code=1) from e
         self.state.load_state_dict(data["state"])
         if data.get("window_grads") is not None:
-            restore_window_grads(self._runner.params, data["window_grads"])
+            restore = distributed.restore_sharded_grads if self._fsdp else restore_window_grads
+            restore(self._runner.params, data["window_grads"])
         if data.get("pending_losses") is not None:
             self._pending_losses.extend(data["pending_losses"].to(self.device).unbind())
             self._pending_sizes.extend(data["pending_sizes"])
         saved = data.get("data", {})
-        now = {"seed": self.seed, "batch_size": self.batch_size, "accumulate": self.accumulate,
+        now = {"seed": self.seed, "batch_size": self.batch_size * self._world,
+               "accumulate": self.accumulate,
                "num_batches": self._windows.num_batches}
         changed = [f"{k} {saved[k]} -> {now[k]}" for k in now if k in saved and saved[k] != now[k]]
         if changed:
@@ -365,6 +444,10 @@ class Trainer:
         best = path.parent / f"best{ckpt.SUFFIX}"
         self._best_checkpoint = best if best.is_file() else None
         return data["rng"]
+
+    @property
+    def _world(self) -> int:
+        return self._dist.world_size if self._dist is not None else 1
 
     # ---------------------------------------------------------------- setup
     def _resolve_monitor(self, has_val: bool) -> str:
@@ -401,7 +484,8 @@ class Trainer:
         return FitResult(history=history, best=best, run_dir=self.run_dir,
                          best_checkpoint=self._best_checkpoint,
                          last_checkpoint=self._last_checkpoint, state=self.state,
-                         interrupted=bool(self._interrupted))
+                         interrupted=bool(self._interrupted),
+                         signal=self._interrupted or None)
 
 
 def _positive(name: str, value: Any) -> None:

@@ -1,0 +1,80 @@
+"""Run under torchrun by test_distributed.py: one Trainer per process, gloo on the CPU.
+
+``python -m torch.distributed.run --nproc-per-node 2 ddp_worker.py SCENARIO OUT [STRATEGY]``
+- ``train``: a straight run, a run stopped at step 6 (a checkpoint), and its resume
+  in 2 processes, under STRATEGY (ddp or fsdp); rank 0 saves the final weights of
+  both to OUT.
+- ``raise``: rank 1 raises at its 3rd training forward; the job must end, not hang.
+"""
+
+import os
+import sys
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+from trainwell.errors import TrainwellError  # noqa: E402
+from trainwell.fit.trainer import Trainer  # noqa: E402
+
+N, D, C = 60, 5, 3
+PER_RANK_BATCH = 4
+
+
+def make_model():
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(D, 16), nn.Tanh(), nn.Linear(16, C))
+
+
+def make_data():
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(N, D, generator=g), torch.randint(0, C, (N,), generator=g)
+    return (x, y), (x[:25], y[:25])
+
+
+def make_trainer(model, batch_size, **kw):
+    args = dict(loss=nn.CrossEntropyLoss(), max_epochs=3, batch_size=batch_size, accumulate=2,
+                device="cpu", progress=False, metrics={"acc": "accuracy"}, log_every=2,
+                scheduler=lambda o: torch.optim.lr_scheduler.StepLR(o, 1, 0.8))
+    args.update(kw)
+    return Trainer(model, lambda p: torch.optim.AdamW(p, lr=1e-2), **args)
+
+
+def train(out: str, strategy: str) -> None:
+    torch.set_num_threads(1)
+    train_data, val_data = make_data()
+    rank = int(os.environ["RANK"])
+    trainer = make_trainer(make_model(), PER_RANK_BATCH, strategy=strategy)
+    result = trainer.fit(train_data, val_data)
+    weights = trainer.model_state_dict()  # under FSDP: gathered to rank 0
+    if rank == 0:
+        torch.save({"weights": weights, "history": result.history},
+                   os.path.join(out, "straight.pt"))
+    run_dir = os.path.join(out, "run")
+    make_trainer(make_model(), PER_RANK_BATCH, run_dir=run_dir, max_steps=6,
+                 strategy=strategy).fit(train_data, val_data)
+    resumed = make_trainer(make_model(), PER_RANK_BATCH, run_dir=run_dir, strategy=strategy)
+    resumed.fit(train_data, val_data, resume=run_dir)
+    weights = resumed.model_state_dict()
+    if rank == 0:
+        torch.save({"weights": weights}, os.path.join(out, "resumed.pt"))
+    trainer.close()
+
+
+def fail() -> None:
+    train_data, _ = make_data()
+    model = make_model()
+    calls = {"n": 0}
+
+    def hook(module, inputs):
+        calls["n"] += 1
+        if calls["n"] == 3 and int(os.environ["RANK"]) == 1:
+            raise TrainwellError("rank 1 failed on purpose at its 3rd batch")
+
+    model.register_forward_pre_hook(hook)
+    make_trainer(model, PER_RANK_BATCH, max_epochs=50).fit(train_data)
+
+
+if __name__ == "__main__":
+    {"train": lambda: train(sys.argv[2], sys.argv[3]), "raise": fail}[sys.argv[1]]()
