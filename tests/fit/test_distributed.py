@@ -24,7 +24,6 @@ from trainwell.fit.launch import child_environment, torchrun_command
 from trainwell.fit.trainer import Trainer
 
 WORKER = Path(__file__).with_name("ddp_worker.py")
-sys.path.insert(0, str(WORKER.parent))
 import ddp_worker as w  # noqa: E402
 
 ATOL = 1e-6
