@@ -5,6 +5,9 @@
   in 2 processes, under STRATEGY (ddp or fsdp); rank 0 saves the final weights of
   both to OUT.
 - ``raise``: rank 1 raises at its 3rd training forward; the job must end, not hang.
+- ``skip``: under ``nonfinite="skip"``, rank 1's loss is nan at its 3rd and 8th
+  training forwards (the 8th closes a window); both ranks must skip those batches
+  (DDP, then FSDP) and finish with the same finite weights.
 """
 
 import os
@@ -76,5 +79,41 @@ def fail() -> None:
     make_trainer(model, PER_RANK_BATCH, max_epochs=50).fit(train_data)
 
 
+def skip(out: str) -> None:
+    torch.set_num_threads(1)
+    train_data, _ = make_data()
+    rank = int(os.environ["RANK"])
+    found = {}
+    for strategy in ("ddp", "fsdp"):
+        model = make_model()
+        calls = {"n": 0}
+
+        def poison(module, inputs, output):
+            calls["n"] += module.training
+            if rank == 1 and calls["n"] in (3, 8):
+                return output * float("nan")
+            return output
+
+        model.register_forward_hook(poison)
+        trainer = make_trainer(model, PER_RANK_BATCH, nonfinite="skip", strategy=strategy)
+        result = trainer.fit(train_data)
+        weights = trainer.model_state_dict()
+        if strategy == "ddp":  # every rank holds all weights: gather rank 1's to compare
+            flat = torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+            gathered = [torch.zeros_like(flat) for _ in range(2)]
+            torch.distributed.all_gather(gathered, flat)
+            same = torch.equal(gathered[0], gathered[1])
+        else:
+            same = True  # one sharded copy of the weights
+        if rank == 0:
+            found[strategy] = {"skipped": result.state.nonfinite_skipped, "same": same,
+                               "finite": all(bool(v.isfinite().all()) for v in weights.values())}
+        if strategy == "fsdp":
+            trainer.close()
+    if rank == 0:
+        torch.save(found, os.path.join(out, "skip.pt"))
+
+
 if __name__ == "__main__":
-    {"train": lambda: train(sys.argv[2], sys.argv[3]), "raise": fail}[sys.argv[1]]()
+    {"train": lambda: train(sys.argv[2], sys.argv[3]), "raise": fail,
+     "skip": lambda: skip(sys.argv[2])}[sys.argv[1]]()

@@ -74,6 +74,14 @@ def test_a_rank_that_raises_ends_the_job_with_its_message():
     assert "rank 1 failed on purpose at its 3rd batch" in done.stderr + done.stdout
 
 
+def test_ranks_agree_to_skip_a_batch_whose_loss_is_nan_on_one_of_them(tmp_path):
+    done = torchrun("skip", tmp_path)  # one rank skipping alone would hang: timeout fails
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = torch.load(tmp_path / "skip.pt")
+    for strategy in ("ddp", "fsdp"):
+        assert found[strategy] == {"skipped": 2, "same": True, "finite": True}, strategy
+
+
 @pytest.mark.parametrize("n,world,batch", [(60, 2, 4), (61, 2, 4), (7, 3, 2), (2, 4, 3)])
 def test_shards_split_each_global_batch_into_equal_chunks(n, world, batch):
     order = torch.randperm(n, generator=torch.Generator().manual_seed(n))

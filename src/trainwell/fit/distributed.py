@@ -180,26 +180,42 @@ def shard_sizes(n: int, batch_size: int, world: int, train: bool, rank: int,
     return per, batches, last
 
 
-class DDPStepRunner(StepRunner):
-    """The step runner under DDP: micro-steps before a window's last run under ``no_sync``.
+class AgreedStepRunner(StepRunner):
+    """A step runner whose ranks agree to skip a micro-batch (``nonfinite="skip"``).
 
-    ``position`` (set by the loop at each epoch start or resume) counts the
-    micro-batches of the open window; the one that closes it all-reduces the
-    whole accumulated gradient. A window closed without a synced backward
-    (an iterable dataset's last, partial window) is averaged by hand.
+    A rank that skipped its backward alone would leave the others waiting in
+    the gradient collective: when any rank's loss is not finite, all skip it.
     """
 
     def __init__(self, *args: Any, group: Distributed, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.group = group
+
+    def finite(self, loss: torch.Tensor) -> bool:
+        return not self.group.any(not super().finite(loss))
+
+
+class DDPStepRunner(AgreedStepRunner):
+    """The step runner under DDP: micro-steps before a window's last run under ``no_sync``.
+
+    ``position`` (set by the loop at each epoch start or resume) counts the
+    micro-batches of the open window; the one that closes it all-reduces the
+    whole accumulated gradient. A window closed without a synced backward
+    (an iterable dataset's last, partial window, or a last micro-batch all
+    ranks skipped) is averaged by hand.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.position = 0
         self.synced = True
 
     def micro(self, batch: Any, divisor: int) -> torch.Tensor | None:
         self.position += 1
         if self.position >= divisor:
-            self.synced = True
-            return super().micro(batch, divisor)
+            loss = super().micro(batch, divisor)
+            self.synced = loss is not None  # a skipped batch ran no (synced) backward
+            return loss
         self.synced = False
         with self.model.no_sync():  # keep this micro-step's gradient local
             return super().micro(batch, divisor)

@@ -108,11 +108,15 @@ class StepRunner:
         is checked on the host at the next log interval, never per step.
         """
         loss = self.loss(batch)
-        if self.skip_nonfinite and not torch.isfinite(loss):  # a sync, "skip" policy only
+        if self.skip_nonfinite and not self.finite(loss):  # a sync, "skip" policy only
             return None
         # Divide by the window's real size so the summed gradient is the mean.
         self.precision.backward(loss / divisor if divisor != 1 else loss)
         return loss.detach()
+
+    def finite(self, loss: torch.Tensor) -> bool:
+        """Whether to keep this micro-batch: its loss is finite (reads it on the host)."""
+        return bool(torch.isfinite(loss))
 
     def optimizer_step(self) -> bool:
         """Apply the accumulated gradient; return whether parameters were updated."""

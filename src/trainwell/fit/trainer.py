@@ -120,9 +120,6 @@ class Trainer:
 
         # Under torchrun: the process group, and this rank's GPU (see distributed.py).
         self._dist, placed = distributed.setup(strategy, torch.device(device) if device else None)
-        if self._dist is not None and nonfinite == "skip":
-            raise TrainwellError("nonfinite='skip' is not supported with several processes (a "
-                                 "rank skipping its backward would stall the others); use 'raise'")
         self.device = placed if placed is not None else torch.device(
             "cuda" if torch.cuda.is_available() else "cpu")
         # Place the model BEFORE any optimizer sees its parameters.
@@ -179,13 +176,18 @@ class Trainer:
         # (An FSDP module is sharded in place: it gathers in every forward.)
         self._eval_runner = StepRunner(plain, *runner_args, self.model,
                                        skip_nonfinite=nonfinite == "skip")
-        if self._dist is None or self._fsdp:
+        if self._dist is None:
             self._runner = self._eval_runner
+        elif self._fsdp:  # the sharded module itself; ranks agree on skipped batches
+            self._runner = distributed.AgreedStepRunner(plain, *runner_args, self.model,
+                                                        skip_nonfinite=nonfinite == "skip",
+                                                        group=self._dist)
         else:
             wrapped = self._dist.wrap(self.model)
             forward = torch.compile(wrapped, **options) if compile else wrapped
             self._runner = distributed.DDPStepRunner(forward, *runner_args, wrapped,
-                                                     skip_nonfinite=False, group=self._dist)
+                                                     skip_nonfinite=nonfinite == "skip",
+                                                     group=self._dist)
         self.state = TrainState()
         self._stop = self._stop_requested = False
         self._interrupted: str | bool = False  # the signal's name once one arrived
