@@ -331,7 +331,7 @@ class Trainer:
         """Write the model's weights only, as safetensors (under FSDP: every rank calls, rank 0
         writes)."""
         if self._fsdp:
-            state = distributed.full_model_state(self.model)
+            state = self.model_state_dict()
             return ckpt.export_state(state, path) if self._dist.is_main else Path(path)
         return ckpt.export_weights(self.model, path)
 
@@ -388,15 +388,14 @@ class Trainer:
         }
 
     def _save_checkpoint(self, best: bool = False) -> None:
-        # Rank 0 writes; under FSDP every rank takes part in gathering the state.
-        if self._folder is None and not (self._fsdp and self.run_dir is not None):
-            return
+        if self.run_dir is None or (self._folder is None and not self._fsdp):
+            return  # no files, or a DDP rank other than 0 (rank 0 writes)
         if self._pending_losses and self.nonfinite == "raise":
             # A non-finite loss not yet read must stop the run BEFORE its weights
             # are saved: otherwise keep_last would prune the good checkpoints away.
             # One host sync per checkpoint (saving syncs anyway).
             loop.check_finite(self, self.state)
-        payload = self._payload()
+        payload = self._payload()  # under FSDP a collective: every rank gathers
         if self._folder is None:
             return
         self._last_checkpoint = self._folder.save(payload, self.state.step)
