@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import ast
 from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.events import grad_of
 
 CUTS = {"detach", "item", "tolist", "numpy", "cpu_numpy"}
-_BUILTINS = set(dir(__import__("builtins")))
+_METADATA = {"shape", "dtype", "device", "grad", "requires_grad", "is_cuda", "ndim", "grad_fn", "names", "layout"}
+_NO_GRAD_METHODS = {"argmax", "argmin", "argsort", "eq", "ne", "gt", "lt", "ge", "le", "long", "int", "bool", "size",
+                    "numel", "dim", "nonzero", "isnan", "isinf", "isfinite", "sign", "round", "floor", "ceil"}
+_NO_GRAD_FUNCTIONS = _NO_GRAD_METHODS | {"no_grad", "randn", "rand", "zeros", "ones", "empty", "full", "arange", "randint",
+                                        "randperm", "zeros_like", "ones_like", "randn_like", "rand_like", "empty_like", "tensor",
+                                        "as_tensor", "from_numpy", "device", "manual_seed", "is_tensor", "numel"}
+_GRAPH_BUILTINS = {"sum", "max", "min", "abs", "pow"}
 _REWRAP = {"tensor", "as_tensor", "from_numpy", "scalar_tensor"}
 
 
@@ -65,43 +72,82 @@ def reaching(ctx: FileContext, scope: ast.AST, name: str, line: int) -> list[ast
     return out
 
 
-class Graph:
-    """Does an expression carry an autograd graph back to a model? (``connected``), and was it cut on the way? (``cut``)."""
+def no_grad_nodes(ctx: FileContext) -> set[int]:
+    """ids of the nodes that run with autograd off: inside ``with torch.no_grad()`` / ``inference_mode()`` blocks
+    and in functions decorated with them (cached per file)."""
+    cached = ctx.__dict__.get("_no_grad_nodes")
+    if cached is not None:
+        return cached
+    found: set[int] = set()
+    for node in ctx.nodes:
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(grad_of(ctx, item.context_expr) is False for item in node.items):
+            body = node.body
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(grad_of(ctx, d) is False for d in node.decorator_list):
+            body = node.body
+        else:
+            continue
+        found.update(id(sub) for stmt in body for sub in ast.walk(stmt))
+    ctx.__dict__["_no_grad_nodes"] = found
+    return found
 
-    def __init__(self, ctx: FileContext, scope: ast.AST, line: int) -> None:
+
+class Graph:
+    """Does an expression carry an autograd graph back to a model? (``connected``), and was it cut on the way? (``cut``).
+
+    ``connected`` is a proof, not a guess: True only when the value is traced to
+    the output of a known model (or a known loss of such outputs) through
+    operations that keep the graph. A callable the analysis cannot see (an
+    import from outside the tree, a method of an object of unknown kind) proves
+    nothing, so its result is not connected: it may be a number.
+    """
+
+    def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, bool] | None = None,
+                 derived: bool = False) -> None:
         self.ctx, self.scope, self.line = ctx, scope, line
+        # derived=True asks a weaker question: is the value computed from a model's outputs at all (a device
+        # tensor, graph or not: `logits.argmax(1)`)? Host-sync checks need that, not the graph.
+        self.derived = derived
+        self._no_grad_methods = frozenset() if derived else _NO_GRAD_METHODS
+        self._no_grad_functions = frozenset() if derived else _NO_GRAD_FUNCTIONS
         self.cut = False
+        self.bound = bound or {}  # a helper's parameters -> whether the caller's argument was connected
         self._seen: set[tuple[str, int]] = set()
 
     def connected(self, node: ast.AST | None, depth: int = 0) -> bool:
         if node is None or depth > 12:
             return False
-        if isinstance(node, ast.Attribute) and node.attr == "data":
-            self.cut = True
-            return False
+        if isinstance(node, ast.Attribute):
+            if node.attr == "data":
+                self.cut = True
+                return False
+            return node.attr not in _METADATA and self.connected(node.value, depth + 1)  # `out.logits`; not `x.shape`
         if isinstance(node, ast.Call):
             return self._call(node, depth)
         if isinstance(node, ast.Name):
-            if self.ctx.is_model(node.id):
-                return False  # a module is not a tensor; its outputs are (see _call)
-            values = reaching(self.ctx, self.scope, node.id, self.line)
-            if (node.id, self.line) in self._seen:
-                return False
-            self._seen.add((node.id, self.line))
-            result = False
-            for value in values:
-                if isinstance(value, ast.AugAssign):
-                    result |= self.connected(value.value, depth + 1)
-                elif isinstance(value, (ast.For, ast.AsyncFor)):
-                    continue  # loop targets are data
-                else:
-                    result |= self.connected(value, depth + 1)
-            return result
-        if isinstance(node, ast.Attribute):
-            return False
-        if isinstance(node, (ast.Lambda, ast.Constant)):
-            return False
+            return self._name(node, depth)
+        if isinstance(node, (ast.Lambda, ast.Constant, ast.JoinedStr)) or isinstance(node, ast.Compare) and not self.derived:
+            return False  # comparisons give tensors without a graph
         return any(self.connected(child, depth + 1) for child in ast.iter_child_nodes(node))
+
+    def _name(self, node: ast.Name, depth: int) -> bool:
+        if self.ctx.is_model(node.id):
+            return False  # a module is not a tensor; its outputs are (see _call)
+        if (node.id, self.line) in self._seen:
+            return False
+        self._seen.add((node.id, self.line))
+        values = reaching(self.ctx, self.scope, node.id, self.line)
+        if not values:
+            return self.bound.get(node.id, False)
+        result = False
+        quiet = no_grad_nodes(self.ctx)
+        for value in values:
+            if id(value) in quiet:
+                continue  # computed under no_grad / inference_mode: no graph, wherever it is used later
+            if isinstance(value, ast.AugAssign):
+                result |= self.connected(value.value, depth + 1)
+            elif not isinstance(value, (ast.For, ast.AsyncFor)):  # loop targets are data
+                result |= self.connected(value, depth + 1)
+        return result
 
     def _helper(self, func: ast.expr) -> ast.AST | None:
         if isinstance(func, ast.Name):
@@ -110,22 +156,15 @@ class Graph:
             return next((ms[func.attr] for ms in self.ctx.methods.values() if func.attr in ms), None)
         return None
 
-    def _opaque(self, func: ast.expr) -> bool:
-        """A plain-name callable (or ``self.attr``) that is neither imported, nor a local def or class, nor a builtin."""
-        key = key_of(func)
-        if key is None or self.ctx.qualname(func) is not None or self.ctx.role(key) is not None:
-            return False
-        if isinstance(func, ast.Name):
-            return func.id not in self.ctx.functions and func.id not in self.ctx.classes and func.id not in _BUILTINS
-        return isinstance(func, ast.Attribute) and key_of(func.value) == "self"
-
     def _call(self, call: ast.Call, depth: int) -> bool:
         func = call.func
+        args = [*call.args, *(k.value for k in call.keywords)]
         if isinstance(func, ast.Attribute) and func.attr in CUTS:
             self.cut = True
             return False
         qual = self.ctx.call_name(call) or ""
-        if qual.rsplit(".", 1)[-1] in _REWRAP and qual.startswith("torch") or (isinstance(func, ast.Name) and func.id in ("float", "int")):
+        last = qual.rsplit(".", 1)[-1]
+        if last in _REWRAP and qual.startswith("torch") or (isinstance(func, ast.Name) and func.id in ("float", "int")):
             # a new tensor: it cuts the graph only when it wraps a value that had one (`torch.tensor(loss.item())`)
             cut_before = self.cut
             self.cut = False
@@ -133,21 +172,32 @@ class Graph:
             self.cut = cut_before or wrapped or self.cut
             return False
         key = key_of(func)
-        if key is not None and self.ctx.is_model(key):
+        role = self.ctx.role(key)
+        if role is not None and role.kind == "model":
             return True
         if isinstance(func, ast.Attribute) and func.attr == "forward" and self.ctx.is_model(key_of(func.value)):
             return True
+        if role is not None and role.kind == "loss" or qual.startswith("torch"):
+            return last not in self._no_grad_functions and any(self.connected(a, depth + 1) for a in args)
         helper = self._helper(func)
-        if helper is not None:  # a local function or method: its arguments or its returns
-            if any(self.connected(a, depth + 1) for a in [*call.args, *(k.value for k in call.keywords)]):
-                return True
-            inner = Graph(self.ctx, helper, 10**9)
-            inner._seen = self._seen
-            found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
-            self.cut |= inner.cut
-            return found
-        if self._opaque(func):
-            return True  # `op(x)`, `self.head(x)`: a callable we cannot see may hold parameters
-        parts = [func.value] if isinstance(func, ast.Attribute) else []
-        parts += list(call.args) + [k.value for k in call.keywords]
-        return any(self.connected(part, depth + 1) for part in parts)
+        if helper is not None:
+            return self._through(helper, call, depth)
+        if isinstance(func, ast.Name):
+            return func.id in _GRAPH_BUILTINS and any(self.connected(a, depth + 1) for a in args)
+        if isinstance(func, ast.Attribute) and not qual:
+            # a method of a tensor keeps its graph; a method of an object of unknown kind proves nothing
+            return func.attr not in self._no_grad_methods and self.connected(func.value, depth + 1)
+        return False
+
+    def _through(self, helper: ast.AST, call: ast.Call, depth: int) -> bool:
+        """A local function or method: connected when one of its returns is, given which arguments were."""
+        params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
+        if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
+        bound.update({k.arg: self.connected(k.value, depth + 1) for k in call.keywords if k.arg})
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived)
+        inner._seen = self._seen
+        found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
+        self.cut |= inner.cut
+        return found

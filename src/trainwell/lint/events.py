@@ -28,6 +28,9 @@ APPEND = "append"
 AUG = "augassign"
 ASSIGN = "assign"
 ESCAPE = "escape"  # an optimizer or model handed to a call we cannot see into
+# Event.grad: True (autograd on by default), False (no_grad / inference_mode), None (a helper whose callers we
+# cannot see), ENABLED (switched on on purpose: `torch.enable_grad()`, gradients with respect to inputs).
+ENABLED = "enabled"
 
 FUNCTIONAL_LOSSES = {
     "cross_entropy": "CrossEntropyLoss", "nll_loss": "NLLLoss", "binary_cross_entropy_with_logits": "BCEWithLogitsLoss",
@@ -67,7 +70,7 @@ class Event:
     seq: int
     conds: tuple[tuple[int, bool], ...] = ()
     periodic: tuple[ast.If, ...] = ()  # enclosing `if step % k == 0` windows
-    grad: bool | None = True
+    grad: bool | str | None = True
     mode: frozenset = frozenset()
     arg: ast.AST | None = None
     via: str | None = None  # "scaler" for scaler.scale(loss).backward() / scaler.step(opt)
@@ -137,6 +140,10 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
             qual = ctx.qualname(func) or ""
             if qual == "torch.autograd.backward" or (raw is not None and raw.split(".")[-1] in ("accelerator", "fabric")):
                 return (BACKWARD, None, call.args[0], None) if call.args else None
+            if qual:
+                # a module's function (`dist_autograd.backward(ctx, [loss])` keeps gradients in its own
+                # context, not in `.grad`): not the tensor method whose accumulation the rules reason about
+                return None
             return BACKWARD, key, receiver, None
         if name == "manual_backward" and call.args:
             return BACKWARD, None, call.args[0], None
@@ -226,8 +233,8 @@ def chained_mode(value: ast.expr) -> ast.Call | None:
     return None
 
 
-def grad_of(ctx: FileContext, expr: ast.expr) -> bool | None:
-    """False for no_grad / inference_mode / set_grad_enabled(False), True for enable_grad, else None."""
+def grad_of(ctx: FileContext, expr: ast.expr) -> bool | str | None:
+    """False for no_grad / inference_mode / set_grad_enabled(False), ENABLED for enable_grad, else None."""
     call = expr if isinstance(expr, ast.Call) else None
     qual = ctx.qualname(call.func if call else expr) or ""
     last = qual.rsplit(".", 1)[-1]
@@ -238,7 +245,7 @@ def grad_of(ctx: FileContext, expr: ast.expr) -> bool | None:
             return None
         return False
     if last == "enable_grad":
-        return True
+        return ENABLED
     if last == "set_grad_enabled" and call is not None and call.args and isinstance(call.args[0], ast.Constant):
-        return bool(call.args[0].value)
+        return ENABLED if call.args[0].value else False
     return None

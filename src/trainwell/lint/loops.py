@@ -233,8 +233,10 @@ class Analysis(Ownership):
                         if mode is not None and mode.func.attr == "eval":  # type: ignore[attr-defined]
                             self._set_mode(key, frozenset({("eval", mode)}))
                             self._emit(ev.EVAL, mode, key, env)
-                        else:
+                        elif mode is not None or self.ctx.builds_in_train_mode(role):
                             self._set_mode(key, frozenset({"train"}))
+                        else:  # a library loader (`from_pretrained` returns eval mode) or a wrapper: not known
+                            self._set_mode(key, frozenset({UNKNOWN}))
         elif isinstance(stmt, ast.AugAssign):
             self._emit(ev.AUG, stmt, subst_key(stmt.target, env.subst), env, arg=stmt.value)
 

@@ -30,8 +30,6 @@ _SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
 _STEP_WORDS = re.compile(r"len\(|step|iter|batch|warmup", re.I)
 _EPOCH_WORDS = re.compile(r"epoch", re.I)
 _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
-_OPT_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)(_|\d|$)|optimizer|optimiser", re.I)
-_SCHED_NAME = re.compile(r"sched", re.I)
 _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 _NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset", re.I)
 
@@ -214,20 +212,27 @@ class RoleIndex:
         return role
 
     def is_optimizer(self, key: str | None) -> bool:
+        """Whether ``key`` is known to hold an optimizer (built from a known class, or stepped by a GradScaler); never from its name."""
         role = self.role(key)
-        if role is not None:
-            return role.kind == "optimizer"
-        return key is not None and key not in self.roles and bool(_OPT_NAME.search(key.rsplit(".", 1)[-1]))
+        return role is not None and role.kind == "optimizer"
 
     def is_scheduler(self, key: str | None) -> bool:
+        """Whether ``key`` is known to hold an LR scheduler; never from its name."""
         role = self.role(key)
-        if role is not None:
-            return role.kind == "scheduler"
-        return key is not None and key not in self.roles and bool(_SCHED_NAME.search(key.rsplit(".", 1)[-1]))
+        return role is not None and role.kind == "scheduler"
 
     def is_model(self, key: str | None) -> bool:
         role = self.role(key)
         return role is not None and role.kind == "model"
+
+    def builds_in_train_mode(self, role: Role) -> bool:
+        """Whether the constructor behind a model role returns it in training mode (every fresh ``nn.Module`` does;
+        ``from_pretrained`` returns eval mode; a wrapper or copy keeps whatever mode its input had)."""
+        if role.kind != "model" or not isinstance(role.node, ast.Call):
+            return False
+        qual = self.call_name(role.node) or ""
+        local = key_of(role.node.func)
+        return (local in self.classes and role.cls == local) or (qual.startswith(("torch.nn.", "torchvision.models.")) and qual.rsplit(".", 1)[-1] == role.cls)
 
     def has_mode_layers(self, key: str | None) -> bool:
         """Whether the model under ``key`` has Dropout or BatchNorm (its train/eval mode matters); False when unknown."""

@@ -17,15 +17,13 @@ CODE = "TW202"
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     analysis = ctx.analysis
-    evals = [e for e in analysis.events if e.kind == ev.EVAL]
+    if not any(e.kind == ev.STEP for e in analysis.events):
+        return  # a program that never steps an optimizer is not a training run (tests, demos)
     for forward in (e for e in analysis.events if validation_forward(e)):
         if forward.grad is not False or not ctx.has_mode_layers(forward.key):
             continue
-        never_eval = not any(analysis.same(e.key, forward.key) or (forward.key or "").startswith((e.key or "?") + ".")
-                             or (e.key or "").startswith((forward.key or "?") + ".") for e in evals)
-        definitely_train = forward.mode == frozenset({"train"})
-        if not (definitely_train or (never_eval and not any(isinstance(v, tuple) for v in forward.mode))):
-            continue
+        if forward.mode != frozenset({"train"}):
+            continue  # the mode must be known on every path: built here in train mode, or `.train()` called
         yield ctx.finding(
             CODE, forward.node,
             f"`{ctx.snippet(forward.node)}` runs `{forward.key}` for validation/inference while it is in training mode: "

@@ -23,7 +23,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if sync.scope is None or not isinstance(sync.node, ast.Call):
             continue
-        graph = Graph(ctx, sync.scope, sync.line + 1)
+        graph = Graph(ctx, sync.scope, sync.line + 1, derived=True)
         values = sync.node.args if sync.via == "print" else [sync.arg]
         if not any(graph.connected(v) for v in values):
             continue  # not a value computed on the device (a CPU batch, a Python number)

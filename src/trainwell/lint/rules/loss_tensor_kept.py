@@ -6,11 +6,12 @@ import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of
-from trainwell.lint.dataflow import Graph, definitions
+from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.dataflow import Graph
 from trainwell.diagnostic import Edit, Finding, Fix
 
 CODE = "TW204"
+_STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft"}
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -65,31 +66,63 @@ def _added(event: ev.Event) -> ast.expr | None:
 
 
 def _feeds_backward(ctx: FileContext, analysis, acc: str, event: ev.Event) -> bool:
-    """Whether a backward() (anywhere in the same function or its callers) is computed from the accumulator."""
+    """Whether a backward() is computed from what the accumulator holds: REINFORCE's saved log-probs read back by
+    a later loop, a multi-task list summed into one loss. Keys are followed file-wide, through assignments, loop
+    targets, appends and calls of the file's own functions: more silence, never a wrong finding."""
+    derived = _derived_from(ctx, acc)
     for back in analysis.events:
-        if back.kind != ev.BACKWARD or back.arg is None or back.scope is None:
+        if back.kind != ev.BACKWARD or back.arg is None:
             continue
-        if acc in back.subst.values():
-            return True  # handed to the helper that runs backward (finish_episode(policy, saved_log_probs))
-        if acc in _names(ctx, back.arg, back.scope, set()):
+        if derived & set(back.subst.values()) or _mentions(back.arg, derived):
             return True
     return False
 
 
-def _names(ctx: FileContext, expr: ast.AST, scope: ast.AST, seen: set[str]) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(expr):
-        key = key_of(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
-        if key is None or key in seen:
-            continue
-        seen.add(key)
-        found.add(key)
-        if isinstance(node, ast.Name):
-            for _, value in definitions(ctx, scope).get(node.id, []):
-                source = value.value if isinstance(value, ast.AugAssign) else value
-                if not isinstance(source, (ast.For, ast.AsyncFor)):
-                    found |= _names(ctx, source, scope, seen)
-    return found
+def _derived_from(ctx: FileContext, acc: str) -> set[str]:
+    """Keys whose value may be computed from ``acc`` (a fixpoint over the file's statements)."""
+    derived = {acc}
+    changed = True
+    while changed:
+        changed = False
+        for node in ctx.nodes:
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign) and _mentions(node.value, derived):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None and _mentions(node.value, derived):
+                targets = [node.target]
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and _mentions(node.iter, derived):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and method_name(node) in _STORES and any(_mentions(a, derived) for a in node.args):
+                targets = [node.func.value]  # type: ignore[attr-defined]  # other.append(f(x)), other.extend(...)
+            elif isinstance(node, ast.Call):
+                targets = _parameters_fed(ctx, node, derived)
+            for target in targets:
+                for sub in ast.walk(target):
+                    key = key_of(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+                    if key is not None and key not in derived:
+                        derived.add(key)
+                        changed = True
+    return derived
+
+
+def _parameters_fed(ctx: FileContext, call: ast.Call, derived: set[str]) -> list[ast.AST]:
+    """The parameters of a function of this file that receive a derived argument (as Name nodes)."""
+    name = key_of(call.func)
+    fn = ctx.functions.get(name or "") or ctx.nested_functions.get(name or "")
+    if fn is None and isinstance(call.func, ast.Attribute):
+        fn = next((ms[call.func.attr] for ms in ctx.methods.values() if call.func.attr in ms), None)
+    if fn is None:
+        return []
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+        params = params[1:]
+    fed = [p for p, a in zip(params, call.args) if _mentions(a, derived)]
+    fed += [k.arg for k in call.keywords if k.arg and _mentions(k.value, derived)]
+    return [ast.Name(id=p) for p in fed]
+
+
+def _mentions(expr: ast.AST, keys: set[str]) -> bool:
+    return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in keys for n in ast.walk(expr))
 
 
 def _fix(ctx: FileContext, added: ast.expr, scope: ast.AST, line: int) -> Fix | None:

@@ -14,13 +14,13 @@ CODE = "TW203"
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     analysis = ctx.analysis
-    trains = any(e.kind == ev.BACKWARD for e in analysis.events)
+    if not any(e.kind == ev.STEP for e in analysis.events):
+        return  # a program that never steps an optimizer is not a training run (demo code, tests, tutorials' one-offs)
     for forward in (e for e in analysis.events if validation_forward(e)):
         if forward.grad is not True:
-            continue  # under no_grad / inference_mode, or a helper whose callers we cannot see
-        in_eval = bool(forward.mode) and all(isinstance(v, tuple) for v in forward.mode)
-        if not (trains or in_eval):
-            continue  # a file that never trains nor switches to eval: not clearly validation
+            continue  # under no_grad / inference_mode / enable_grad on purpose, or a helper whose callers we cannot see
+        if (forward.frame is None or forward.frame.kind != "loop") and forward.scope is ctx.tree:
+            continue  # one forward pass in a script's straight-line code (a plot, a print after training), not repeated
         yield ctx.finding(
             CODE, forward.node,
             f"`{ctx.snippet(forward.node)}` runs `{forward.key}` for validation/inference with autograd on: "
