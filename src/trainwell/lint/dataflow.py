@@ -19,6 +19,7 @@ _NO_GRAD_FUNCTIONS = _NO_GRAD_METHODS | {"no_grad", "randn", "rand", "zeros", "o
                                         "randperm", "zeros_like", "ones_like", "randn_like", "rand_like", "empty_like", "tensor",
                                         "as_tensor", "from_numpy", "device", "manual_seed", "is_tensor", "numel"}
 _GRAPH_BUILTINS = {"sum", "max", "min", "abs", "pow"}
+_BUILTINS = set(dir(__import__("builtins")))
 _REWRAP = {"tensor", "as_tensor", "from_numpy", "scalar_tensor"}
 
 
@@ -110,6 +111,7 @@ class Graph:
         self._no_grad_methods = frozenset() if derived else _NO_GRAD_METHODS
         self._no_grad_functions = frozenset() if derived else _NO_GRAD_FUNCTIONS
         self.cut = False
+        self.unknown = False  # a callable the analysis cannot see was on the way: "not connected" proves nothing
         self.bound = bound or {}  # a helper's parameters -> whether the caller's argument was connected
         self._seen: set[tuple[str, int]] = set()
 
@@ -182,11 +184,16 @@ class Graph:
         helper = self._helper(func)
         if helper is not None:
             return self._through(helper, call, depth)
-        if isinstance(func, ast.Name):
+        if isinstance(func, ast.Name) and func.id in _BUILTINS:
             return func.id in _GRAPH_BUILTINS and any(self.connected(a, depth + 1) for a in args)
         if isinstance(func, ast.Attribute) and not qual:
             # a method of a tensor keeps its graph; a method of an object of unknown kind proves nothing
-            return func.attr not in self._no_grad_methods and self.connected(func.value, depth + 1)
+            cut_before = self.cut
+            if self.connected(func.value, depth + 1):
+                return func.attr not in self._no_grad_methods
+            if self.cut != cut_before:
+                return False  # a method of a detached tensor (`.detach().requires_grad_()`): known, and cut
+        self.unknown = True
         return False
 
     def _through(self, helper: ast.AST, call: ast.Call, depth: int) -> bool:
@@ -200,4 +207,5 @@ class Graph:
         inner._seen = self._seen
         found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
         self.cut |= inner.cut
+        self.unknown |= inner.unknown
         return found

@@ -19,7 +19,8 @@ _SPLIT_WORDS = ("train", "val", "test", "valid", "holdout")
 def check(ctx: FileContext) -> Iterator[Finding]:
     if not any(w in ctx.source for w in ("split", "train", "KFold")) or not any(w in ctx.source for w in (".fit", "mean(", "std(", "var(", "max(")):
         return
-    scopes = [ctx.tree, *ctx.functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
+    # A module's methods run inside forward passes: their reductions and slices are the model's maths, not data prep.
+    scopes = [ctx.tree, *ctx.functions.values(), *(m for cls, ms in ctx.methods.items() if not ctx.is_module_class(cls) for m in ms.values())]
     for scope in scopes:
         nodes = scope_nodes(ctx, scope)
         statements = sorted((n for n in nodes if isinstance(n, (ast.Assign, ast.Expr, ast.AugAssign))), key=lambda n: n.lineno)
@@ -62,9 +63,19 @@ def _sklearn_object(ctx: FileContext, node: ast.AST) -> bool:
                and any(key_of(t) == key for t in a.targets) for a in ctx.assigns)
 
 
+def _split_targets(nodes: list[ast.AST]) -> set[int]:
+    """ids of the subscripts assigned to names that say train/val/test (``X_train, X_val = X[:n], X[n:]``)."""
+    found: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and any(w in ast.unparse(t).lower() for t in node.targets for w in _SPLIT_WORDS):
+            found.update(id(n) for n in ast.walk(node.value) if isinstance(n, ast.Subscript))
+    return found
+
+
 def _split_after(ctx: FileContext, nodes: list[ast.AST], data: str, line: int) -> ast.AST | None:
     """The first statement after ``line`` that splits ``data`` (or a dataset built from it) into train/validation parts."""
     derived = {data}
+    named = _split_targets(nodes)
     for node in sorted((n for n in nodes if getattr(n, "lineno", 0) > line), key=lambda n: (n.lineno, n.col_offset)):  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(key_of(a) in derived for a in node.value.args):
             derived |= {key_of(t) for t in node.targets if key_of(t)}  # TensorDataset(X, Y) -> full
@@ -73,9 +84,10 @@ def _split_after(ctx: FileContext, nodes: list[ast.AST], data: str, line: int) -
             if name in _SPLITS and any(key_of(a) in derived for a in node.args):
                 return node
         if isinstance(node, ast.Subscript) and key_of(node.value) in derived:
+            # a slice or an index is a split only when it says so: `X_train = X[:800]`, `X[val_idx]`
             index = node.slice
-            if isinstance(index, ast.Slice) and (index.lower is not None or index.upper is not None):
+            if isinstance(index, ast.Slice) and (index.lower is not None or index.upper is not None) and id(node) in named:
                 return node
-            if isinstance(index, (ast.Name, ast.Subscript)) and any(w in ast.unparse(index).lower() for w in _SPLIT_WORDS + ("idx", "perm")):
+            if isinstance(index, (ast.Name, ast.Subscript)) and (id(node) in named or any(w in ast.unparse(index).lower() for w in _SPLIT_WORDS)):
                 return node
     return None

@@ -46,7 +46,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 if not _after(ctx, opt_scope, line, scope, node.lineno):
                     continue
                 replaced = _replacement(ctx, analysis, node, models, opt_cls)
-                if replaced is None or _rebuilt(ctx, scope, node.lineno, opt_key):
+                if replaced is None or _rebuilt(ctx, scope, node.lineno, opt_key) or not _steps_after(analysis, opt_key, scope, node.lineno):
                     continue
                 yield ctx.finding(
                     CODE, node,
@@ -106,6 +106,11 @@ def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], o
 def _trained(analysis, key: str) -> bool:
     return any(e.kind == ev.FORWARD and e.key == key and e.grad is not False and e.frame is not None and e.frame.has(ev.BACKWARD)
                for e in analysis.events)
+
+
+def _steps_after(analysis, opt_key: str, scope: ast.AST, line: int) -> bool:
+    """Whether the stale optimizer is stepped after the replacement (else nothing trains with it: a test, an export)."""
+    return any(e.kind == ev.STEP and analysis.same(e.key, opt_key) and (e.scope is not scope or e.line > line) for e in analysis.events)
 
 
 def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:

@@ -18,6 +18,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for frame in ctx.analysis.frames:
         if frame.kind != "loop" or frame.iter_key is None or not any(b.frame is frame for b in frame.of(ev.BACKWARD)):
             continue
+        if not _repeated(frame):
+            continue  # one pass over the loader: order cannot repeat between epochs
         role = ctx.role(frame.iter_key)
         if role is None or role.kind != "loader" or not isinstance(role.node, ast.Call) or id(role.node) in reported:
             continue
@@ -31,6 +33,33 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             "sees the batches in the same order, which biases SGD (sorted or grouped data makes it much worse).",
             "Pass shuffle=True (or a sampler such as RandomSampler / DistributedSampler) to the training DataLoader.",
         )
+
+
+def _repeated(frame) -> bool:
+    """Whether the loop over the loader runs inside an epoch loop (directly or through a helper): a ``while``, or a
+    ``for`` over ``range(...)`` or over something named for epochs. A loop over a list of settings is not one."""
+    parent = frame.parent
+    while parent is not None:
+        if parent.kind == "loop" and _epoch_loop(parent.node):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _epoch_loop(node: ast.AST) -> bool:
+    if isinstance(node, ast.While):
+        return True
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = node.iter
+    while isinstance(iterable, ast.Call) and (key_of(iterable.func) or "").rsplit(".", 1)[-1] in ("tqdm", "enumerate", "trange", "range", "count"):
+        if (key_of(iterable.func) or "").rsplit(".", 1)[-1] in ("range", "trange", "count"):
+            return True
+        if not iterable.args:
+            return False
+        iterable = iterable.args[0]
+    text = ast.unparse(node.target) + " " + ast.unparse(iterable)
+    return "epoch" in text.lower()
 
 
 def _argument(call: ast.Call, name: str) -> ast.expr | None:
