@@ -3,7 +3,8 @@
 Shared by the static checker and the runtime checker. A *problem* is anything
 that is not a finding but must be shown (a file that does not parse, a rule
 that failed); renderers take objects with ``kind``, ``path``, ``line``,
-``column``, ``message`` and ``rule`` attributes.
+``column``, ``message`` and ``rule`` attributes. Every line and column is
+1-based, in every format, as :class:`~trainwell.diagnostic.Finding` holds them.
 """
 
 from __future__ import annotations
@@ -31,8 +32,12 @@ class ProblemLike(Protocol):
 
 
 def render(findings: Sequence[Finding], problems: Sequence[ProblemLike], fmt: str, out: TextIO, *,
-           files: int = 0, statistics: bool = False, fixable: int = 0) -> None:
-    """Write ``findings`` and ``problems`` to ``out`` in format ``fmt``."""
+           files: int = 0, statistics: bool = False, unsafe_fixes: bool = False) -> None:
+    """Write ``findings`` and ``problems`` to ``out`` in format ``fmt``.
+
+    ``unsafe_fixes`` says whether this run counts unsafe fixes as applicable
+    (``--unsafe-fixes``): it decides the ``[*]`` marks and the summary's counts.
+    """
     if fmt == "json":
         json.dump([f.to_dict() for f in findings] + [_problem_dict(p) for p in problems], out, indent=2)
         out.write("\n")
@@ -43,21 +48,28 @@ def render(findings: Sequence[Finding], problems: Sequence[ProblemLike], fmt: st
         for finding in findings:
             out.write(github_line(finding) + "\n")
         for problem in problems:
-            out.write(f"::error file={_prop(problem.path)},line={problem.line},col={problem.column + 1},title={_prop(_problem_title(problem))}::{_data(problem.message)}\n")
+            out.write(f"::error file={_prop(problem.path)},line={problem.line},col={problem.column},title={_prop(_problem_title(problem))}::{_data(problem.message)}\n")
     else:
-        text(findings, problems, out, files=files, statistics=statistics, fixable=fixable)
+        text(findings, problems, out, files=files, statistics=statistics, unsafe_fixes=unsafe_fixes)
 
 
 def text(findings: Sequence[Finding], problems: Sequence[ProblemLike], out: TextIO, *, files: int = 0,
-         statistics: bool = False, fixable: int = 0) -> None:
-    """``path:line:col: CODE message`` grouped by file, a hint under each, then a summary."""
+         statistics: bool = False, unsafe_fixes: bool = False) -> None:
+    """``path:line:col: CODE message`` grouped by file, a hint and the fix under each, then a summary.
+
+    ``[*]`` marks a finding that ``--fix`` would fix (ruff's mark), ``[preview]``
+    one whose premises are not all proven.
+    """
     by_path: dict[str, list[str]] = {}
     for problem in problems:
-        by_path.setdefault(problem.path, []).append(f"{problem.path}:{problem.line}:{problem.column + 1}: {_problem_title(problem)}: {problem.message}")
+        by_path.setdefault(problem.path, []).append(f"{problem.path}:{problem.line}:{problem.column}: {_problem_title(problem)}: {problem.message}")
     for finding in findings:
-        lines = [f"{finding.location()}: {finding.code} {finding.message}"]
+        marks = ("[preview] " if finding.preview else "") + ("[*] " if finding.fix is not None and finding.fix.applies(unsafe_fixes) else "")
+        lines = [f"{finding.location()}: {finding.code} {marks}{finding.message}"]
         if finding.hint:
             lines.append(f"    hint: {finding.hint}")
+        if finding.fix is not None:
+            lines.append(f"    {_FIX_LABEL[finding.fix.applicability]}: {finding.fix.message}")
         by_path.setdefault(finding.path, []).extend(lines)
     for index, (path, lines) in enumerate(sorted(by_path.items())):
         if index:
@@ -73,15 +85,30 @@ def text(findings: Sequence[Finding], problems: Sequence[ProblemLike], out: Text
     if problems:
         parts.append(f"{len(problems)} file error{'s' * (len(problems) != 1)}")
     checked = f" in {files} file{'s' * (files != 1)}" if files else ""
-    fix_note = f" ({fixable} fixable with --fix)" if fixable else ""
-    out.write(f"{', '.join(parts)}{checked}{fix_note}.\n" if findings or problems else f"All clear{checked}.\n")
+    fix_note = fixable_note(findings, unsafe_fixes)
+    out.write(f"{', '.join(parts)}{checked}{': ' + fix_note if fix_note else ''}.\n" if findings or problems else f"All clear{checked}.\n")
+
+
+_FIX_LABEL = {"safe": "fix", "unsafe": "unsafe fix (may change behaviour; applied only with --unsafe-fixes)", "display": "suggested change (never applied)"}
+
+
+def fixable_note(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str:
+    """``N fixable with --fix (M more with --unsafe-fixes)``, or "" when nothing can be fixed."""
+    safe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe")
+    unsafe = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "unsafe")
+    if unsafe_fixes:
+        return f"{safe + unsafe} fixable with --fix --unsafe-fixes" if safe + unsafe else ""
+    if not safe and not unsafe:
+        return ""
+    return f"{safe} fixable with --fix" + (f" ({unsafe} more with --unsafe-fixes)" if unsafe else "")
 
 
 def github_line(finding: Finding) -> str:
-    """A GitHub Actions workflow command that annotates the line."""
+    """A GitHub Actions workflow command that annotates the line (a warning for a preview finding)."""
     end = f",endLine={finding.end_line}" if finding.end_line else ""
-    return (f"::error file={_prop(finding.path)},line={finding.line},col={finding.column + 1}{end},"
-            f"title={_prop(finding.code + ' ' + finding.name)}::{_data(finding.message)}")
+    level, title = ("warning", f"{finding.code} {finding.name} (preview)") if finding.preview else ("error", f"{finding.code} {finding.name}")
+    return (f"::{level} file={_prop(finding.path)},line={finding.line},col={finding.column}{end},"
+            f"title={_prop(title)}::{_data(finding.message)}")
 
 
 def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> dict[str, Any]:
@@ -97,20 +124,24 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
     } for code in codes]
     results = []
     for finding in findings:
-        region: dict[str, int] = {"startLine": finding.line, "startColumn": finding.column + 1}
+        region: dict[str, int] = {"startLine": finding.line, "startColumn": finding.column}
         if finding.end_line is not None:
             region["endLine"] = finding.end_line
         if finding.end_column is not None:
-            region["endColumn"] = finding.end_column + 1
-        message = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+            region["endColumn"] = finding.end_column
+        message = ("[preview] " if finding.preview else "") + finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+        properties: dict[str, Any] = {"preview": finding.preview}
+        if finding.fix is not None:
+            properties["fix"] = {"message": finding.fix.message, "applicability": finding.fix.applicability}
         results.append({
-            "ruleId": finding.code, "ruleIndex": index[finding.code], "level": "error",
+            "ruleId": finding.code, "ruleIndex": index[finding.code], "level": "warning" if finding.preview else "error",
             "message": {"text": message},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(finding.path)}, "region": region}}],
+            "properties": properties,
         })
     notifications = [{
         "level": "error", "message": {"text": f"{_problem_title(p)}: {p.message}"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(p.path)}, "region": {"startLine": p.line, "startColumn": p.column + 1}}}],
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(p.path)}, "region": {"startLine": p.line, "startColumn": p.column}}}],
     } for p in problems]
     return {
         "$schema": SARIF_SCHEMA,
@@ -125,7 +156,8 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
 
 def _problem_dict(problem: ProblemLike) -> dict[str, Any]:
     return {"code": None, "name": problem.kind, "message": problem.message, "path": problem.path, "line": problem.line,
-            "column": problem.column + 1, "end_line": problem.line, "end_column": problem.column + 1, "fix": None, "rule": problem.rule}
+            "column": problem.column, "end_line": problem.line, "end_column": problem.column, "fix": None, "rule": problem.rule,
+            "preview": False}
 
 
 def _problem_title(problem: ProblemLike) -> str:

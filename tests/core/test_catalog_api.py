@@ -46,5 +46,5 @@ def test_finding_rejects_unknown_codes_and_serialises():
     fix = Fix("add weights_only=True", (Edit(3, 10, 3, 10, ", weights_only=True"),))
     data = Finding("TW502", "unsafe load", "x.py", 3, 4, fix=fix).to_dict()
     assert data["name"] == "unsafe-torch-load"
-    assert (data["line"], data["column"], data["end_line"]) == (3, 5, 3)
+    assert (data["line"], data["column"], data["end_line"]) == (3, 4, 3)  # 1-based in the API and in JSON alike
     assert data["fix"]["edits"][0]["content"] == ", weights_only=True"

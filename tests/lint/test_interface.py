@@ -7,6 +7,8 @@ import re
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from trainwell.cli import main
 
 BAD_LOAD = "import torch\nstate = torch.load('model.pt')\n"
@@ -19,6 +21,12 @@ MODULE = textwrap.dedent("""\
         def __init__(self):
             self.fc = nn.Linear(2, 2)
 """)
+
+
+@pytest.fixture(autouse=True)
+def _scratch_cwd(tmp_path, monkeypatch):
+    """Without a pyproject.toml above the checked files the cache goes to the current folder: keep it in tmp."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
@@ -51,8 +59,12 @@ def test_text_format_groups_by_file_with_hints(tmp_path, capsys):
     lines = out.splitlines()
     assert re.fullmatch(rf"{re.escape(str(bad))}:2:9: TW502 .+", lines[0])
     assert lines[1].startswith("    hint: ")
+    assert lines[2].startswith("    unsafe fix (may change behaviour; applied only with --unsafe-fixes): set weights_only=True")
     assert any(re.fullmatch(rf"{re.escape(str(bad))}:\d+:5: TW501 .+", line) for line in lines)
-    assert lines[-1] == "2 findings in 1 file (1 fixable with --fix)."
+    assert lines[-1] == "2 findings in 1 file: 0 fixable with --fix (1 more with --unsafe-fixes)."
+    _, out, _ = _run(capsys, "--unsafe-fixes", str(bad))
+    assert re.fullmatch(rf"{re.escape(str(bad))}:2:9: TW502 \[\*\] .+", out.splitlines()[0])
+    assert out.splitlines()[-1] == "2 findings in 1 file: 1 fixable with --fix --unsafe-fixes."
 
 
 def test_json_format(tmp_path, capsys):
@@ -61,7 +73,10 @@ def test_json_format(tmp_path, capsys):
     [item] = json.loads(out)
     assert {"code", "name", "message", "path", "line", "column", "end_line", "end_column", "fix"} <= set(item)
     assert (item["code"], item["name"], item["line"], item["column"]) == ("TW502", "unsafe-torch-load", 2, 9)
-    assert item["fix"]["applicability"] == "safe" and item["fix"]["edits"][0]["content"] == ", weights_only=True"
+    assert item["fix"]["applicability"] == "unsafe" and item["fix"]["edits"][0]["content"] == ", weights_only=True"
+    # The edit inserts after 'model.pt', whose 0-based end offset is 29: printed 1-based, as every column, that is 30.
+    assert (item["fix"]["edits"][0]["line"], item["fix"]["edits"][0]["column"]) == (2, 30)
+    assert item["preview"] is False
 
 
 def test_sarif_format(tmp_path, capsys):
@@ -166,14 +181,44 @@ def test_internal_error_in_one_rule_is_reported_and_the_run_goes_on(monkeypatch)
     assert "ZeroDivisionError: boom" in problems[0].message
 
 
-def test_fix_and_diff(tmp_path, capsys):
-    bad = _write(tmp_path, "bad.py", "import torch\n# keep me\nstate = torch.load(\n    'm.pt',  # the file\n)\n")
-    code, out, _ = _run(capsys, "--diff", str(bad))
-    assert code == 1 and "+    'm.pt', weights_only=True,  # the file" in out
-    assert "weights_only" not in bad.read_text()
-    code, out, _ = _run(capsys, "--fix", str(bad))
-    assert code == 0 and "All clear" in out
+def test_unsafe_fixes_need_unsafe_fixes_in_diff_and_fix(tmp_path, capsys):
+    """ruff's convention: --diff and --fix leave unsafe fixes out and say how many there are."""
+    original = "import torch\n# keep me\nstate = torch.load(\n    'm.pt',  # the file\n)\n"
+    bad = _write(tmp_path, "bad.py", original)
+    code, out, err = _run(capsys, "--diff", str(bad))
+    assert (code, out, err) == (0, "", "Would fix 0 findings (1 more with --unsafe-fixes).\n")
+    code, out, err = _run(capsys, "--diff", "--unsafe-fixes", str(bad))
+    assert code == 1 and "+    'm.pt', weights_only=True,  # the file" in out and err == "Would fix 1 finding.\n"
+    assert bad.read_text() == original
+    code, out, err = _run(capsys, "--fix", str(bad))
+    assert code == 1 and bad.read_text() == original and "(1 more with --unsafe-fixes)" in err
+    code, out, err = _run(capsys, "--fix", "--unsafe-fixes", str(bad))
+    assert code == 0 and "All clear" in out and err == "Fixed 1 finding in 1 file.\n"
     assert bad.read_text() == "import torch\n# keep me\nstate = torch.load(\n    'm.pt', weights_only=True,  # the file\n)\n"
+
+
+def test_safe_fixes_are_applied_by_fix_alone(tmp_path, capsys, monkeypatch):
+    from trainwell.diagnostic import Fix
+    from trainwell.lint.rules import all_rules
+
+    rule = all_rules()["TW502"]
+    original = rule.check
+
+    def safe_then_unsafe(ctx):
+        for finding in original(ctx):
+            finding.fix = Fix("add weights_only", finding.fix.edits, "safe" if finding.line == 2 else "unsafe")
+            yield finding
+
+    monkeypatch.setattr(rule, "check", safe_then_unsafe)
+    bad = _write(tmp_path, "bad.py", BAD_LOAD + "other = torch.load('o.pt')\n")
+    code, out, _ = _run(capsys, "--no-cache", str(bad))
+    assert out.splitlines()[-1] == "2 findings in 1 file: 1 fixable with --fix (1 more with --unsafe-fixes)."
+    assert f"{bad}:2:9: TW502 [*] `" in out and f"{bad}:3:9: TW502 `" in out
+    code, out, err = _run(capsys, "--no-cache", "--diff", str(bad))
+    assert code == 1 and out.count("weights_only=True") == 1 and err == "Would fix 1 finding (1 more with --unsafe-fixes).\n"
+    code, out, err = _run(capsys, "--no-cache", "--fix", str(bad))
+    assert bad.read_text() == "import torch\nstate = torch.load('model.pt', weights_only=True)\nother = torch.load('o.pt')\n"
+    assert code == 1 and err == "Fixed 1 finding in 1 file (1 more with --unsafe-fixes).\n"
 
 
 def test_statistics(tmp_path, capsys):

@@ -2,7 +2,8 @@
 
 Exit codes: 0 clean, 1 findings (or a file that does not parse, as ruff does),
 2 usage error. Internal errors of one rule are printed but do not decide the
-exit code: the other rules' findings do.
+exit code: the other rules' findings do. ``--diff`` exits 1 when it would
+change a file, as ruff's does.
 """
 
 from __future__ import annotations
@@ -23,39 +24,73 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes, comma-separated (TW503 is opt-in)")
     parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes, comma-separated")
     parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN", help="skip files or folders matching this glob (adds to the config's exclude)")
-    parser.add_argument("--target-version", metavar="X.Y", help="the oldest PyTorch the code runs on (default: the project's declared minimum, else 2.4)")
+    parser.add_argument("--target-version", metavar="X.Y", help="the oldest PyTorch the code runs on (default: the minimum the project declares, else 2.4)")
+    parser.add_argument("--preview", action="store_true", default=None, help="also show lower-confidence findings, marked [preview] (config: preview = true)")
     parser.add_argument("--fix", action="store_true", help="apply the safe fixes in place")
-    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, apply the unsafe fixes too")
-    parser.add_argument("--diff", action="store_true", help="print the fixes as a unified diff; change nothing")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, include the fixes that may change behaviour")
+    parser.add_argument("--diff", action="store_true", help="print the fixes --fix would apply as a unified diff; change nothing")
     parser.add_argument("--statistics", action="store_true", help="also print how many findings each code has")
+    parser.add_argument("--no-cache", action="store_true", help="check every file again instead of reusing results of unchanged files")
+    parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .trainwell_cache beside pyproject.toml)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from trainwell.lint import fix, runner
+    from trainwell.lint import runner
     from trainwell.report import render
 
-    paths = args.paths or ["."]
-    report = runner.run(paths, _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude)
-    if args.fix or args.diff:
-        changed: dict[str, str] = {}
-        by_path: dict[str, list] = {}
-        for finding in report.findings:
-            by_path.setdefault(finding.path, []).append(finding)
-        for path, findings in by_path.items():
-            after, count = fix.apply_fixes(report.sources[path], findings, args.unsafe_fixes)
-            if count:
-                changed[path] = after
-        if args.diff:
-            for path, after in changed.items():
-                sys.stdout.write(fix.unified_diff(path, report.sources[path], after))
-            return 1 if changed else 0
-        for path, after in changed.items():
-            Path(path).write_text(after, encoding="utf-8")
-        if changed:
-            print(f"Fixed {len(changed)} file{'s' * (len(changed) != 1)}.", file=sys.stderr)
-            report = runner.run(paths, _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude)
-    fixable = sum(fix.applicable(f, args.unsafe_fixes) for f in report.findings)
-    render(report.findings, report.problems, args.format, sys.stdout, files=report.files, statistics=args.statistics, fixable=fixable)
+    def check() -> runner.Report:
+        return runner.run(args.paths or ["."], _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude,
+                          preview=args.preview, cache=not args.no_cache, cache_dir=args.cache_dir)
+
+    report = check()
+    if args.diff:
+        return _diff(report, args.unsafe_fixes)
+    if args.fix and _fix(report, args.unsafe_fixes):
+        report = check()
+    render(report.findings, report.problems, args.format, sys.stdout, files=report.files, statistics=args.statistics,
+           unsafe_fixes=args.unsafe_fixes)
     return 1 if report.failed else 0
+
+
+def _fixed(report, unsafe: bool) -> tuple[dict[str, str], int]:
+    """The fixed text of every file a fix changes, and how many fixes went in."""
+    from trainwell.lint import fix
+
+    by_path: dict[str, list] = {}
+    for finding in report.findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    changed, total = {}, 0
+    for path, findings in by_path.items():
+        after, count = fix.apply_fixes(report.sources[path], findings, unsafe)
+        if count:
+            changed[path], total = after, total + count
+    return changed, total
+
+
+def _more(report, unsafe: bool) -> str:
+    hidden = 0 if unsafe else sum(1 for f in report.findings if f.fix is not None and f.fix.applicability == "unsafe")
+    return f" ({hidden} more with --unsafe-fixes)" if hidden else ""
+
+
+def _diff(report, unsafe: bool) -> int:
+    """The fixes as a patch on stdout (pure, so it can be piped to ``git apply``); the count on stderr."""
+    from trainwell.lint import fix
+
+    changed, total = _fixed(report, unsafe)
+    for path, after in changed.items():
+        sys.stdout.write(fix.unified_diff(path, report.sources[path], after))
+    print(f"Would fix {total} finding{'s' * (total != 1)}{_more(report, unsafe)}.", file=sys.stderr)
+    return 1 if changed else 0
+
+
+def _fix(report, unsafe: bool) -> bool:
+    """Write the fixed files; say how many fixes went in. True when a file changed."""
+    from pathlib import Path
+
+    changed, total = _fixed(report, unsafe)
+    for path, after in changed.items():
+        Path(path).write_text(after, encoding="utf-8")
+    if changed or _more(report, unsafe):
+        print(f"Fixed {total} finding{'s' * (total != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}{_more(report, unsafe)}.",
+              file=sys.stderr)
+    return bool(changed)

@@ -152,14 +152,15 @@ class FileContext(RoleIndex):
         return Analysis(self)
 
     # -- findings ------------------------------------------------------------
-    def finding(self, code: str, node: ast.AST, message: str, hint: str, fix: Fix | None = None) -> Finding:
+    def finding(self, code: str, node: ast.AST, message: str, hint: str, fix: Fix | None = None, preview: bool = False) -> Finding:
+        """A finding at ``node`` (1-based columns); ``preview`` when not every premise is proven."""
         line, end_line = node.lineno, getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
         end_col = getattr(node, "end_col_offset", None)
         return Finding(
             code=code, message=message, path=self.path,
-            line=line, column=self.char_col(line, node.col_offset),  # type: ignore[attr-defined]
-            end_line=end_line, end_column=self.char_col(end_line, end_col) if end_col is not None else None,
-            fix=fix, hint=hint,
+            line=line, column=self.char_col(line, node.col_offset) + 1,  # type: ignore[attr-defined]
+            end_line=end_line, end_column=self.char_col(end_line, end_col) + 1 if end_col is not None else None,
+            fix=fix, hint=hint, preview=preview,
         )
 
     def char_col(self, line: int, byte_col: int) -> int:

@@ -16,8 +16,7 @@ from trainwell.diagnostic import Finding
 
 
 def applicable(finding: Finding, unsafe: bool = False) -> bool:
-    fix = finding.fix
-    return fix is not None and (fix.applicability == "safe" or (unsafe and fix.applicability == "unsafe"))
+    return finding.fix is not None and finding.fix.applies(unsafe)
 
 
 def apply_fixes(source: str, findings: Iterable[Finding], unsafe: bool = False) -> tuple[str, int]:

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import io
 import os
 import re
-import tokenize
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from trainwell.catalog import STATIC, enabled_codes, validate_patterns
 from trainwell.lint import config as config_mod
+from trainwell.lint import source_file
+from trainwell.lint.cache import FOLDER_NAME, Cache, dependency_digest
 from trainwell.lint.context import FileContext
 from trainwell.lint.rules import all_rules
 from trainwell.lint.suppress import suppressed
@@ -39,7 +39,7 @@ class Problem:
     path: str
     message: str
     line: int = 1
-    column: int = 0
+    column: int = 1  # 1-based, as Finding's
     rule: str | None = None
 
 
@@ -59,12 +59,14 @@ class Report:
 
 
 def check_source(source: str, path: str, codes: Iterable[str], target_version: tuple[int, int] = config_mod.DEFAULT_TARGET,
-                 force: bool = False) -> tuple[list[Finding], list[Problem]]:
+                 force: bool = False, preview: bool = False, project: Any = None) -> tuple[list[Finding], list[Problem]]:
     """Findings and problems for one file's text.
 
     A file that never mentions PyTorch (or a library built on it) holds no
     training loop: it is not even parsed (this keeps big trees fast), so its
     syntax errors go unreported. ``force`` checks every file with every rule.
+    ``preview`` keeps the findings whose premises are not all proven.
+    ``project`` is the index of the checked tree (None: this file alone).
     """
     if not force and "torch" not in source and not (any(w in source for w in _LIBRARIES) and _TORCH_IMPORT.search(source)):
         return [], []
@@ -73,10 +75,11 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=path)
     except SyntaxError as error:
-        return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max((error.offset or 1) - 1, 0))]
+        return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max(error.offset or 1, 1))]
     except (ValueError, RecursionError, MemoryError) as error:
         return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
     ctx = FileContext(path, source, tree, target_version)
+    ctx.project = project
     findings: list[Finding] = []
     problems: list[Problem] = []
     if not force and not ctx.uses_torch:
@@ -94,7 +97,7 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
                     continue
                 seen.add(where)
                 text = ctx.lines[finding.line - 1] if 0 < finding.line <= len(ctx.lines) else ""
-                if not suppressed(text, finding.code):
+                if (preview or not finding.preview) and not suppressed(text, finding.code):
                     findings.append(finding)
         except Exception as error:  # one rule failing on one file must not stop the run
             problems.append(Problem("internal-error", path, f"{type(error).__name__}: {error}", rule=code))
@@ -103,9 +106,7 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
 
 
 def read_source(path: Path) -> str:
-    data = path.read_bytes()
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
+    return source_file.read(path)[1]
 
 
 def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (), root: Path | None = None) -> list[Path]:
@@ -153,8 +154,14 @@ def resolve_codes(select: Sequence[str] | None, ignore: Sequence[str] | None) ->
 
 
 def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
-        target_version: tuple[int, int] | str | None = None, force: bool = False, exclude: Sequence[str] = ()) -> Report:
-    """Check files and folders with the configuration found above the first path."""
+        target_version: tuple[int, int] | str | None = None, force: bool = False, exclude: Sequence[str] = (),
+        preview: bool | None = None, cache: bool = False, cache_dir: str | os.PathLike[str] | None = None) -> Report:
+    """Check files and folders with the configuration found above the first path.
+
+    ``preview`` None takes the config's; ``cache`` reuses results of unchanged
+    files from ``cache_dir`` (default: the config's ``cache-dir``, else
+    ``.trainwell_cache`` beside the pyproject.toml, else in the current folder).
+    """
     paths = list(paths) or ["."]
     config = config_mod.load(Path(paths[0]))
     config.exclude = list(config.exclude) + list(exclude)
@@ -163,21 +170,33 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     codes = resolve_codes(select, ignore)
     if isinstance(target_version, str):
         target_version = config_mod.parse_version(target_version, "--target-version")
-    target = target_version or config.target_version or config.declared_torch or config_mod.DEFAULT_TARGET
+    preview = config.preview if preview is None else preview
+    project = None  # the project index, once there is one (cache.dependency_digest reads it)
+    store = Cache(Path(cache_dir) if cache_dir else config.cache_dir or (config.root or Path.cwd()) / FOLDER_NAME) if cache else None
     report = Report()
     for path in discover(paths, config.exclude, config.root):
         name = str(path)
         try:
-            source = read_source(path)
-        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as error:
-            report.problems.append(Problem("read-error", name, f"cannot read: {error}"))
+            data, source = source_file.read(path)
+        except source_file.ReadError as error:
+            report.problems.append(Problem("read-error", name, error.message, error.line, error.column))
+            continue
+        except OSError as error:
+            report.problems.append(Problem("read-error", name, f"cannot read: {error.strerror or error}"))
             continue
         report.files += 1
         report.lines += source.count("\n") + 1
         report.sources[name] = source
-        findings, problems = check_source(source, name, codes, target, force)
+        target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
+        key = store.key(name, data, codes, target, preview, force, dependency_digest(project, name)) if store else ""
+        cached = store.get(key) if store else None
+        findings, problems = cached or check_source(source, name, codes, target, force, preview, project)
+        if store and cached is None:
+            store.put(key, name, findings, problems)
         report.findings.extend(findings)
         report.problems.extend(problems)
+    if store:
+        store.save()
     return report
 
 

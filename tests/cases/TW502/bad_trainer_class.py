@@ -13,12 +13,13 @@ class Trainer:
 
     def state_bytes(self):
         buffer = io.BytesIO()
-        torch.save({"model": self.model.state_dict(), "epoch": self.epoch}, buffer)
+        torch.save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(), "epoch": self.epoch}, buffer)
         return buffer.getvalue()
 
     def resume(self, blob):
         state = torch.load(io.BytesIO(blob), map_location="cpu", weights_only=False)  # error: TW502
         self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
         self.epoch = state["epoch"]
 
     def train_epoch(self, batches):

@@ -1,0 +1,105 @@
+"""Results cached by file content (ruff's cache): a file whose inputs did not change is not checked again.
+
+A file's key is the sha256 of everything its result depends on: its path and
+bytes, trainwell's version, the enabled codes, the target PyTorch, the preview
+and force flags, and the *dependency digest* of the project index (what the
+file's analysis read from other files of the checked tree; "" while there is
+no project index). The cache is one JSON file in the cache folder, read once
+per run and replaced atomically at its end. Anything unreadable is a miss,
+never an error, so a corrupt or foreign cache can only cost time. Results that
+hold an internal error are not stored: the next run tries again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from trainwell import __version__
+from trainwell.diagnostic import Edit, Finding, Fix
+
+FOLDER_NAME = ".trainwell_cache"
+_FILE = "results.json"
+_IGNORE = "# Created by trainwell: nothing here belongs in version control.\n*\n"
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by trainwell.\n"
+
+
+def dependency_digest(project: Any, path: str) -> str:
+    """What ``path``'s analysis read from other files: ``project.dependency_digest(path)``, or "" without a project."""
+    return project.dependency_digest(path) if project is not None else ""
+
+
+class Cache:
+    """The cached results in one folder; ``get`` and ``put`` during a run, ``save`` at its end."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._old: dict[str, dict[str, Any]] = {}
+        self._new: dict[str, dict[str, Any]] = {}
+        try:
+            data = json.loads((folder / __version__ / _FILE).read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                self._old = {k: v for k, v in data.items() if isinstance(v, dict)}
+        except (OSError, ValueError):
+            pass
+
+    @staticmethod
+    def key(path: str, data: bytes, codes: Iterable[str], target: tuple[int, int], preview: bool, force: bool, digest: str) -> str:
+        """The sha256 of one file's inputs."""
+        settings = json.dumps([__version__, path, sorted(codes), list(target), preview, force, digest])
+        return hashlib.sha256(settings.encode() + b"\0" + data).hexdigest()
+
+    def get(self, key: str) -> tuple[list[Finding], list[Any]] | None:
+        """The stored findings and problems for ``key``, or None (absent or not decodable)."""
+        entry = self._old.get(key) or self._new.get(key)
+        if entry is None:
+            return None
+        try:
+            from trainwell.lint.runner import Problem  # the runner imports this module
+
+            findings = [_finding(item) for item in entry["findings"]]
+            problems = [Problem(**item) for item in entry["problems"]]
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None
+        self._new[key] = entry
+        return findings, problems
+
+    def put(self, key: str, path: str, findings: Sequence[Finding], problems: Sequence[Any]) -> None:
+        if any(p.kind == "internal-error" for p in problems):
+            return
+        self._new[key] = {"path": path, "findings": [asdict(f) for f in findings], "problems": [asdict(p) for p in problems]}
+
+    def save(self) -> None:
+        """Write this run's entries, and keep the old ones of files this run did not see. Failures are ignored."""
+        seen = {entry.get("path") for entry in self._new.values()}
+        merged = {k: v for k, v in self._old.items() if v.get("path") not in seen}
+        merged.update(self._new)
+        if merged == self._old:
+            return
+        temporary: str | None = None
+        try:
+            target = self.folder / __version__
+            target.mkdir(parents=True, exist_ok=True)
+            for name, text in ((".gitignore", _IGNORE), ("CACHEDIR.TAG", _TAG)):
+                if not (self.folder / name).exists():
+                    (self.folder / name).write_text(text, encoding="utf-8")
+            handle, temporary = tempfile.mkstemp(dir=target, suffix=".tmp")
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                json.dump(merged, out, separators=(",", ":"))
+            os.replace(temporary, target / _FILE)
+        except (OSError, TypeError, ValueError):  # read-only tree, full disk, a value JSON cannot hold
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+
+def _finding(item: dict[str, Any]) -> Finding:
+    fix = item.get("fix")
+    if fix is not None:
+        fix = Fix(fix["message"], tuple(Edit(**edit) for edit in fix["edits"]), fix["applicability"])
+    return Finding(**{**item, "fix": fix})
