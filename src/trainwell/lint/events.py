@@ -172,6 +172,8 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
             return FORWARD, key, None, None
     if is_clip(call):
         return CLIP, None, None, None
+    if isinstance(func, ast.Name) and func.id.endswith("zero_grad"):
+        return ZERO_GRAD, None, None, None  # a helper such as `zero_grad(params)`: it may clear anything
     key = subst_key(func, subst)
     raw = key_of(func)
     if key is not None:

@@ -34,7 +34,7 @@ def _window(back: ev.Event) -> str | None:
     frame = back.frame
     if frame is None:
         return None
-    steps = [s for s in frame.events if s.kind == ev.STEP]
+    steps = [s for s in frame.events if s.kind == ev.STEP and s.compatible(back)]  # not the other branch of an `if`
     for step in steps:
         extra = [w for w in step.periodic if w not in back.periodic]
         if extra:

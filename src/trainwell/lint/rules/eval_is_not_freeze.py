@@ -8,6 +8,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.loops import validation_forward
 from trainwell.diagnostic import Finding
 
 CODE = "TW205"
@@ -24,7 +25,10 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     frozen = _frozen(ctx)
     steps = [e for e in analysis.events if e.kind == ev.STEP and e.key]
+    for_validation = {id(v[1]) for e in analysis.events if validation_forward(e) for v in e.mode if isinstance(v, tuple)}
     for event in (e for e in analysis.events if e.kind == ev.EVAL and e.key):
+        if id(event.node) in for_validation:
+            continue  # eval for evaluation or sampling: TW201 / TW202 territory
         root = analysis.part_of(event.key, owned)
         if root is None or any(analysis.part_of(event.key, {f}) for f in frozen):
             continue
