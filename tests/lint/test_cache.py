@@ -1,0 +1,99 @@
+"""The result cache: it never changes results, sees every edit, and survives a corrupt cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from trainwell.cli import main
+from trainwell.lint import runner
+
+BAD = "import torch\nstate = torch.load('m.pt')\n"
+GOOD = "import torch\nstate = torch.load('m.pt', weights_only=True)\n"
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\ndependencies = ['torch>=2.1']\n", encoding="utf-8")
+    for index in range(3):
+        (tmp_path / f"f{index}.py").write_text(BAD if index != 1 else GOOD, encoding="utf-8")
+    return tmp_path
+
+
+def _shape(report: runner.Report) -> list[dict]:
+    return [f.to_dict() for f in report.findings] + [vars(p) for p in report.problems]
+
+
+def test_results_are_equal_with_and_without_the_cache(tmp_path):
+    project = _project(tmp_path)
+    (project / "broken.py").write_text("import torch\ndef f(:\n", encoding="utf-8")
+    fresh = _shape(runner.run([project], cache=False))
+    first = _shape(runner.run([project], cache=True))
+    second = _shape(runner.run([project], cache=True))
+    assert fresh == first == second and len(fresh) == 3
+    cache = project / ".trainwell_cache"
+    assert (cache / ".gitignore").read_text().endswith("*\n") and (cache / "CACHEDIR.TAG").is_file()
+
+
+def test_a_hit_does_not_run_the_rules(tmp_path, monkeypatch):
+    project = _project(tmp_path)
+    runner.run([project], cache=True)
+    calls = []
+    monkeypatch.setattr(runner, "check_source", lambda *a, **k: calls.append(a[1]) or ([], []))
+    runner.run([project], cache=True)
+    assert calls == []
+    (project / "f1.py").write_text(BAD, encoding="utf-8")  # edited: checked again, and only it
+    runner.run([project], cache=True)
+    assert calls == [str(project / "f1.py")]
+
+
+def test_an_edited_file_is_checked_again(tmp_path):
+    project = _project(tmp_path)
+    assert len(runner.run([project], cache=True).findings) == 2
+    (project / "f0.py").write_text(GOOD, encoding="utf-8")
+    (project / "f1.py").write_text(BAD + "again = torch.load('n.pt')\n", encoding="utf-8")
+    cached = runner.run([project], cache=True)
+    assert sorted((Path(f.path).name, f.line) for f in cached.findings) == [("f1.py", 2), ("f1.py", 3), ("f2.py", 2)]
+    assert _shape(cached) == _shape(runner.run([project], cache=False))
+
+
+def test_settings_are_part_of_the_key(tmp_path):
+    project = _project(tmp_path)
+    assert len(runner.run([project], cache=True).findings) == 2
+    assert runner.run([project], cache=True, target_version="2.6").findings == []
+    assert runner.run([project], ignore=["TW502"], cache=True).findings == []
+    assert len(runner.run([project], cache=True).findings) == 2
+
+
+def test_a_corrupt_cache_is_ignored(tmp_path):
+    project = _project(tmp_path)
+    expected = _shape(runner.run([project], cache=True))
+    [results] = (project / ".trainwell_cache").rglob("results.json")
+    entries = json.loads(results.read_text())
+    key = next(iter(entries))
+    entries[key]["findings"] = [{"code": "TW999"}]  # an entry that does not decode is a miss
+    results.write_text(json.dumps(entries))
+    assert _shape(runner.run([project], cache=True)) == expected
+    for garbage in ("{not json", "[1, 2]", '{"k": 3}', ""):
+        results.write_text(garbage)
+        assert _shape(runner.run([project], cache=True)) == expected
+
+
+def test_an_unwritable_cache_folder_only_costs_time(tmp_path):
+    project = _project(tmp_path)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the cache folder would go", encoding="utf-8")
+    assert _shape(runner.run([project], cache=True, cache_dir=blocker / "cache")) == _shape(runner.run([project]))
+
+
+def test_cli_cache_dir_no_cache_and_config(tmp_path, capsys, monkeypatch):
+    project = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", str(project)]) == 1
+    assert not (project / ".trainwell_cache").exists()
+    assert main(["check", "--cache-dir", str(tmp_path / "elsewhere"), str(project)]) == 1
+    assert list((tmp_path / "elsewhere").rglob("results.json"))
+    with open(project / "pyproject.toml", "a", encoding="utf-8") as handle:
+        handle.write("\n[tool.trainwell]\ncache-dir = 'build/twcache'\n")
+    assert main(["check", str(project)]) == 1
+    assert list((project / "build" / "twcache").rglob("results.json"))
+    capsys.readouterr()
