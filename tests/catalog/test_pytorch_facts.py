@@ -380,3 +380,165 @@ def test_tensor_to_returns_a_copy_module_to_moves_in_place():
     assert x.to(torch.float64) is not x and x.dtype == torch.float32
     model = small_model()
     assert model.to(torch.float64) is model and model[0].weight.dtype == torch.float64
+
+
+# -- TW110 / TW111 / TW112 / TW304 / TW305 / TW405 / TW406 --------------------------------------------------
+
+
+def _ddp_sampler(rank: int = 0, **kwargs):
+    from torch.utils.data import DistributedSampler, TensorDataset
+
+    return DistributedSampler(TensorDataset(torch.arange(40)), num_replicas=2, rank=rank, **kwargs)
+
+
+def test_distributed_sampler_repeats_its_order_until_set_epoch():
+    """TW110: the permutation is seeded with seed + epoch, and only set_epoch changes epoch."""
+    sampler = _ddp_sampler()
+    first, second = list(sampler), list(sampler)
+    assert first == second
+    sampler.set_epoch(1)
+    assert list(sampler) != first
+    sampler.set_epoch(0)
+    assert list(sampler) == first
+
+
+def test_distributed_sampler_shuffles_by_default_and_shards_disjointly():
+    """TW110 / TW111: shuffle defaults to True; the ranks' shards partition the dataset (40 items, 2 ranks)."""
+    import inspect
+    from torch.utils.data import DistributedSampler
+
+    assert inspect.signature(DistributedSampler).parameters["shuffle"].default is True
+    rank0, rank1 = list(_ddp_sampler(0)), list(_ddp_sampler(1))
+    assert len(rank0) == len(rank1) == 20
+    assert sorted(rank0 + rank1) == list(range(40))
+    assert list(_ddp_sampler(0, shuffle=False)) == list(range(0, 40, 2))
+
+
+def test_a_plain_dataloader_reads_everything_whatever_the_process_group():
+    """TW111: without a sampler, a DataLoader yields every sample on every rank (it knows nothing of ranks)."""
+    from torch.utils.data import DataLoader, TensorDataset
+
+    loader = DataLoader(TensorDataset(torch.arange(10)), batch_size=4, shuffle=True)
+    assert sorted(torch.cat([b[0] for b in loader]).tolist()) == list(range(10))
+
+
+def test_a_fresh_optimizer_and_scheduler_start_from_nothing():
+    """TW112: a new Adam has empty state (its moments start at zero) and a new scheduler sits at step 0;
+    load_state_dict brings back the moments and the schedule position."""
+    model = small_model()
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+    for _ in range(3):
+        optimizer.zero_grad()
+        model(torch.randn(4, 4)).sum().backward()
+        optimizer.step()
+        scheduler.step()
+    saved_opt, saved_sched = copy.deepcopy(optimizer.state_dict()), copy.deepcopy(scheduler.state_dict())
+    fresh = torch.optim.Adam(model.parameters(), lr=0.1)
+    fresh_sched = torch.optim.lr_scheduler.StepLR(fresh, step_size=1, gamma=0.5)
+    assert len(fresh.state) == 0 and fresh_sched.last_epoch == 0 and fresh.param_groups[0]["lr"] == 0.1
+    fresh.load_state_dict(saved_opt)
+    fresh_sched.load_state_dict(saved_sched)
+    assert int(fresh.state[model[0].weight]["step"]) == 3 and fresh_sched.last_epoch == 3
+    assert torch.equal(fresh.state[model[0].weight]["exp_avg"], optimizer.state[model[0].weight]["exp_avg"])
+    assert fresh_sched.get_last_lr() == [0.1 * 0.5**3]
+
+
+def test_sgd_without_momentum_keeps_no_state():
+    """TW112: plain SGD has nothing to lose on resume; with momentum it keeps a buffer per parameter."""
+    for momentum, expected in ((0.0, None), (0.9, torch.Tensor)):
+        model = small_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+        model(torch.randn(2, 4)).sum().backward()
+        optimizer.step()
+        buffer = optimizer.state[model[0].weight].get("momentum_buffer")
+        assert (buffer is None) if expected is None else isinstance(buffer, expected)
+
+
+@pytest.mark.parametrize("loss", [nn.MSELoss(), nn.L1Loss(), nn.SmoothL1Loss(), nn.HuberLoss(),
+                                  F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss])
+def test_elementwise_losses_warn_and_broadcast_n1_against_n(loss):
+    """TW304: [N, 1] against [N] warns ("Using a target size ... different to the input size") and
+    averages over the broadcast [N, N] grid."""
+    pred, target = torch.randn(5, 1), torch.randn(5)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        value = loss(pred, target)
+    assert any("different to the input size" in str(w.message) for w in seen)
+    grid = loss(pred.expand(5, 5), target.expand(5, 5))
+    assert torch.allclose(value, grid)
+
+
+def test_hand_written_squared_error_broadcasts_without_a_word():
+    """TW304: ((pred - y) ** 2).mean() with [N, 1] and [N] gives an [N, N] grid and no warning; the
+    minimiser of the grid loss is the mean target, whatever the input."""
+    pred, target = torch.randn(6, 1), torch.randn(6)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        diff = pred - target
+        ((diff) ** 2).mean()
+    assert diff.shape == (6, 6) and not seen
+    best = torch.full((6, 1), float(target.mean()), requires_grad=True)
+    ((best - target) ** 2).mean().backward()
+    assert torch.allclose(best.grad, torch.zeros(6, 1), atol=1e-6)
+
+
+def test_bce_losses_refuse_a_broadcast():
+    """TW304: binary_cross_entropy(_with_logits) raise on [N, 1] against [N]: they need no rule."""
+    with pytest.raises(ValueError):
+        F.binary_cross_entropy_with_logits(torch.randn(4, 1), torch.rand(4))
+    with pytest.raises(ValueError):
+        F.binary_cross_entropy(torch.rand(4, 1), torch.rand(4))
+
+
+def test_pad_sequence_pads_with_zero_and_cross_entropy_ignores_minus_100():
+    """TW305: the defaults do not meet: pad_sequence pads with 0, CrossEntropyLoss/NLLLoss ignore -100,
+    so zero-padded targets are scored as class 0."""
+    import inspect
+    from torch.nn.utils.rnn import pad_sequence
+
+    padded = pad_sequence([torch.tensor([2, 3, 1]), torch.tensor([4])], batch_first=True)
+    assert padded.tolist() == [[2, 3, 1], [4, 0, 0]]
+    assert inspect.signature(pad_sequence).parameters["padding_value"].default == 0.0
+    assert nn.CrossEntropyLoss().ignore_index == -100 and nn.NLLLoss().ignore_index == -100
+    logits = torch.randn(6, 5)
+    real = torch.tensor([2, 3, 1, 4])
+    with_pad = F.cross_entropy(logits, padded.view(-1))
+    ignored = F.cross_entropy(logits, pad_sequence([torch.tensor([2, 3, 1]), torch.tensor([4])], batch_first=True,
+                                                   padding_value=-100).view(-1))
+    assert torch.allclose(ignored, F.cross_entropy(logits[[0, 1, 2, 3]], real))
+    assert not torch.allclose(with_pad, ignored)
+
+
+def test_a_random_transform_draws_from_the_global_generator_on_every_read():
+    """TW405: a transform that calls torch.rand gives a different sample on each read of the same index
+    (eval mode and no_grad change nothing: they are about modules and autograd, not data)."""
+    from torch.utils.data import DataLoader, Dataset
+
+    class Flipping(Dataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            x = torch.arange(4.0) + i
+            return x.flip(0) if torch.rand(()) < 0.5 else x
+
+    torch.manual_seed(0)
+    with torch.no_grad():
+        passes = [torch.cat(list(DataLoader(Flipping(), batch_size=4))) for _ in range(2)]
+    assert not torch.equal(passes[0], passes[1])
+
+
+def test_random_split_uses_the_global_generator_unless_given_one():
+    """TW406: without generator= the split follows the global RNG (different per process unless seeded);
+    a seeded generator gives the same split every time."""
+    from torch.utils.data import random_split
+
+    data = list(range(50))
+    torch.manual_seed(1)
+    a = random_split(data, [40, 10])[1].indices
+    torch.manual_seed(2)
+    b = random_split(data, [40, 10])[1].indices
+    assert a != b
+    seeded = [random_split(data, [40, 10], generator=torch.Generator().manual_seed(0))[1].indices for _ in range(2)]
+    assert seeded[0] == seeded[1]

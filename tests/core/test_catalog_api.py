@@ -19,7 +19,7 @@ def test_prefix_selects_a_family_but_not_opt_in_rules():
 
 
 def test_ignore_wins_over_select():
-    assert enabled_codes(select=["TW1"], ignore=["TW10"]) == set()
+    assert enabled_codes(select=["TW1"], ignore=["TW10", "TW11"]) == set()
     assert "TW102" not in enabled_codes(ignore=["tw102"])
 
 

@@ -49,6 +49,10 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW107", "accumulation-unscaled-loss", "gradient accumulation over k micro-batches without dividing the loss by k: the effective LR is k times too large", STATIC),
         _entry("TW108", "backward-on-detached-loss", "the loss is built from .detach(), .data, .item() or a re-wrapped tensor: no gradient reaches the model", STATIC, RUNTIME),
         _entry("TW109", "optimizer-params-stale", "the optimizer holds tensors that are no longer the model's parameters, or state on another device or dtype", STATIC, RUNTIME),
+        # Resume and many processes
+        _entry("TW110", "sampler-epoch-not-set", "a shuffling DistributedSampler drives several epochs without set_epoch(epoch): every epoch sees the same order", STATIC),
+        _entry("TW111", "data-not-sharded", "a DistributedDataParallel model fed by a loader every rank reads whole: each rank trains on the same samples", STATIC),
+        _entry("TW112", "resume-state-incomplete", "a resumed run restores the model but not the optimizer, scheduler or scaler state that shapes the next steps", STATIC),
         # Modes and the autograd graph
         _entry("TW201", "train-mode-not-restored", "model.eval() for validation inside the epoch loop and no model.train() before training resumes", STATIC, RUNTIME),
         _entry("TW202", "eval-mode-missing", "validation or inference forward passes of a model with Dropout or BatchNorm in training mode", STATIC, RUNTIME),
@@ -59,11 +63,15 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW301", "double-softmax", "softmax before CrossEntropyLoss, or sigmoid before BCEWithLogitsLoss: gradients flatten", STATIC, RUNTIME),
         _entry("TW302", "mean-of-batch-means", "an epoch metric averaged over batch means while the last batch is smaller", STATIC),
         _entry("TW303", "nll-without-log-probs", "NLLLoss fed probabilities or raw logits instead of log_softmax output", STATIC, RUNTIME),
+        _entry("TW304", "loss-shape-broadcast", "an element-wise loss between shapes that differ but broadcast ([N, 1] against [N]): the loss is taken over an N x N grid", STATIC),
+        _entry("TW305", "padding-in-loss", "targets padded with a value the loss does not ignore: padding positions are trained as real tokens", STATIC),
         # Data
         _entry("TW401", "train-loader-not-shuffled", "the DataLoader that feeds training steps does not shuffle", STATIC, RUNTIME),
         _entry("TW402", "fit-on-all-data", "normalisation statistics or a preprocessor fitted on the full dataset before the train/validation split", STATIC),
         _entry("TW403", "device-mismatch", "a batch or its labels are not moved to the model's device", STATIC, RUNTIME),
         _entry("TW404", "input-bound", "the run waits on data for a large share of each step", RUNTIME),
+        _entry("TW405", "random-augmentation-in-eval", "validation or test data goes through random augmentation: validation metrics are noisy and biased", STATIC),
+        _entry("TW406", "split-not-reproducible", "a random train/validation split without a fixed seed, recomputed on resume or in each process: validation leaks into training", STATIC),
         # Modules and I/O
         _entry("TW501", "missing-super-init", "an nn.Module subclass whose __init__ never calls super().__init__()", STATIC),
         _entry("TW502", "unsafe-torch-load", "torch.load that may unpickle arbitrary code (weights_only=False, or a bare call on PyTorch < 2.6)", STATIC, RUNTIME),

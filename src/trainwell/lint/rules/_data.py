@@ -1,0 +1,142 @@
+"""Facts about data pipelines shared by the data rules (TW110, TW111, TW305, TW405, TW406).
+
+Small readers over the file's assignments and the loop model: what a key was
+assigned, which DataLoader argument holds what, which loops read a loader and
+whether they train. Each returns None (unknown) when the file does not say.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg, strip_identity
+from trainwell.lint.events import Frame
+
+# DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn, ...)
+LOADER_ARGS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn")
+
+
+def argument(call: ast.Call, name: str, positional: tuple[str, ...]) -> ast.expr | None:
+    """The value given for parameter ``name`` of ``call`` (keyword or position in ``positional``)."""
+    value = kwarg(call, name)
+    if value is None and name in positional:
+        index = positional.index(name)
+        if len(call.args) > index and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+            value = call.args[index]
+    return value
+
+
+def loader_argument(call: ast.Call, name: str) -> ast.expr | None:
+    return argument(call, name, LOADER_ARGS)
+
+
+def assigned(ctx: FileContext, key: str) -> list[ast.expr]:
+    """Every value the file assigns to ``key`` (plain single-target assignments and annotated ones)."""
+    values: list[ast.expr] = []
+    for node in ctx.nodes:
+        if isinstance(node, ast.Assign) and any(key_of(t) == key for t in node.targets):
+            values.append(node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and key_of(node.target) == key:
+            values.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.For, ast.AsyncFor, ast.With)) and _binds_in_tuple(node, key):
+            values.append(ast.Constant(value=None))  # bound by unpacking: not a value we can read
+    return values
+
+
+def _binds_in_tuple(node: ast.AST, key: str) -> bool:
+    targets: list[ast.AST] = []
+    if isinstance(node, ast.Assign):
+        targets = [t for t in node.targets if isinstance(t, (ast.Tuple, ast.List))]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, ast.With):
+        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+    return any(key_of(n) == key for t in targets for n in ast.walk(t) if n is not t or isinstance(t, ast.Name))
+
+
+def single_value(ctx: FileContext, node: ast.expr | None) -> ast.expr | None:
+    """``node`` itself, or for a key the one value the file ever assigns it (None when several or none)."""
+    if node is None:
+        return None
+    key = key_of(node)
+    if key is None:
+        return node
+    values = assigned(ctx, key)
+    return values[0] if len(values) == 1 else None
+
+
+def qual_last(ctx: FileContext, call: ast.AST) -> str:
+    """``DistributedSampler`` for any resolved spelling of the callee; '' when not resolved through an import."""
+    qual = ctx.call_name(call) if isinstance(call, ast.Call) else None
+    return qual.rsplit(".", 1)[-1] if qual else ""
+
+
+def loader_calls(ctx: FileContext) -> list[tuple[str, ast.Call]]:
+    """(key, the DataLoader call) for every key whose role is a loader built here."""
+    found = []
+    for key, role in ctx.roles.items():
+        if role.kind == "loader" and isinstance(role.node, ast.Call) and not has_star_kwargs(role.node):
+            found.append((key, role.node))
+    return found
+
+
+def loops_over(ctx: FileContext, key: str) -> list[Frame]:
+    """The loops (after inlining helpers) whose iterable is ``key`` or an alias of it."""
+    out = []
+    for frame in ctx.analysis.frames:
+        if frame.kind == "loop" and frame.iter_key is not None and ctx.analysis.same(frame.iter_key, key):
+            out.append(frame)
+    return out
+
+
+def trains(frame: Frame) -> bool:
+    """Whether one iteration of ``frame`` runs backward() and an optimizer step."""
+    return any(e.kind == ev.BACKWARD and e.grad is not False for e in frame.events) and frame.has(ev.STEP)
+
+
+def epoch_loop(frame: Frame) -> Frame | None:
+    """The loop around ``frame`` that repeats it (an epoch loop), when it may run more than once."""
+    parent = frame.parent
+    while parent is not None and parent.kind == "loop":
+        node = parent.node
+        if isinstance(node, ast.While):
+            return parent
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            once = _single_pass(node.iter)
+            if once is None or not once:
+                return parent
+        parent = parent.parent
+    return None
+
+
+def _single_pass(iterable: ast.expr) -> bool | None:
+    """True for ``range(1)``; False for any other range; None when it is not a range."""
+    if isinstance(iterable, ast.Call) and key_of(iterable.func) in ("range", "trange"):
+        args = iterable.args
+        if len(args) == 1 and isinstance(args[0], ast.Constant):
+            return args[0].value in (0, 1)
+        if len(args) >= 2 and all(isinstance(a, ast.Constant) for a in args[:2]):
+            return args[1].value - args[0].value <= 1  # type: ignore[operator]
+        return False
+    return None
+
+
+def constructor(ctx: FileContext, node: ast.expr | None, names: set[str]) -> ast.Call | None:
+    """The call of one of the classes ``names`` (resolved through imports) that ``node`` is or holds."""
+    value = single_value(ctx, node)
+    if value is None:
+        return None
+    value = strip_identity(value)
+    if isinstance(value, ast.Call) and qual_last(ctx, value) in names:
+        return value
+    return None
+
+
+def mentions(node: ast.AST, words: tuple[str, ...]) -> bool:
+    """Whether any name or attribute in ``node`` contains one of ``words`` (lower case)."""
+    for sub in ast.walk(node):
+        text = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
+        if text is not None and any(w in text.lower() for w in words):
+            return True
+    return False

@@ -1,0 +1,88 @@
+"""TW111: a DistributedDataParallel model trained on a loader that every rank reads whole.
+
+Premises, each read from the file: the model of the training loop is wrapped
+in ``DistributedDataParallel``; the loader that feeds that loop has no sampler
+and no batch sampler; its dataset is map-style (TensorDataset, a torchvision
+dataset, or a local ``Dataset`` subclass) and nothing on the way splits it by
+rank. A file that pins the world size to 1 is silent.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.diagnostic import Finding
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, kwarg, strip_identity
+from trainwell.lint.rules._data import assigned, loader_argument, loader_calls, loops_over, mentions, qual_last, trains
+
+CODE = "TW111"
+_DDP = {"DistributedDataParallel"}
+_SHARD_WORDS = ("rank", "shard", "node", "world", "split", "worker", "local_", "partition")
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    if "DistributedDataParallel" not in ctx.source or _world_size_one(ctx):
+        return
+    wrapped = _ddp_models(ctx)
+    if not wrapped:
+        return
+    for key, call in loader_calls(ctx):
+        if any(loader_argument(call, name) is not None for name in ("sampler", "batch_sampler")):
+            continue
+        dataset = loader_argument(call, "dataset")
+        if dataset is None or not _whole_map_dataset(ctx, dataset, set()):
+            continue
+        for frame in loops_over(ctx, key):
+            model = next((e.key for e in frame.of(ev.FORWARD) if e.key in wrapped), None)
+            if not trains(frame) or model is None:
+                continue
+            yield ctx.finding(
+                CODE, call,
+                f"`{ctx.snippet(call)}` feeds `{model}`, a DistributedDataParallel model (training loop at line "
+                f"{frame.node.lineno}), without a DistributedSampler or a split by rank: every rank reads the whole "
+                "dataset, so the ranks train on the same samples, an epoch is world_size times the data, and DDP "
+                "averages identical gradients.",
+                "Pass sampler=DistributedSampler(dataset) (and call sampler.set_epoch(epoch) each epoch), or give each "
+                "rank its own shard of the data.",
+            )
+            break
+
+
+def _ddp_models(ctx: FileContext) -> set[str]:
+    """Keys assigned a DistributedDataParallel(...) wrapper."""
+    found = set()
+    for node in ctx.assigns:
+        value = strip_identity(node.value)
+        if isinstance(value, ast.Call) and qual_last(ctx, value) in _DDP:
+            found.update(k for k in (key_of(t) for t in node.targets) if k is not None)
+    return found
+
+
+def _world_size_one(ctx: FileContext) -> bool:
+    for call in ctx.calls:
+        size = kwarg(call, "world_size")
+        if size is not None and isinstance(size, ast.Constant) and size.value == 1:
+            return True
+    return False
+
+
+def _whole_map_dataset(ctx: FileContext, node: ast.expr, seen: set[str]) -> bool:
+    """Whether ``node`` is a map-style dataset that nothing splits by rank (False when unknown)."""
+    node = strip_identity(node)
+    key = key_of(node)
+    if key is not None:
+        if key in seen or mentions(node, _SHARD_WORDS):
+            return False
+        values = assigned(ctx, key)
+        return len(values) == 1 and _whole_map_dataset(ctx, values[0], seen | {key})
+    if not isinstance(node, ast.Call) or mentions(node, _SHARD_WORDS):
+        return False
+    qual = ctx.call_name(node) or ""
+    if qual.startswith("torchvision.datasets.") or qual_last(ctx, node) == "TensorDataset":
+        return True
+    local = key_of(node.func)
+    if local in ctx.classes and ctx.derives_from(local, "Dataset") and not ctx.derives_from(local, "IterableDataset"):
+        return not mentions(ctx.classes[local], _SHARD_WORDS)
+    return False

@@ -1,0 +1,158 @@
+"""TW112: a run resumes from a checkpoint that restores the model but not the optimizer, scheduler or scaler.
+
+Premises, each read from the file: ``model.load_state_dict(...)`` is fed from a
+``torch.load`` checkpoint; the run *resumes* (it reads the checkpoint's epoch or
+step, or the load sits under an ``if`` about resuming), so it is no fine-tuning
+from pretrained weights; a training loop steps an optimizer that keeps state
+(momentum, Adam moments), a scheduler, or an enabled GradScaler; and nothing in
+the file restores that object (no ``load_state_dict`` on it, not handed to a
+helper we cannot see, no framework ``load_state``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.diagnostic import Finding
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.rules._data import qual_last, single_value
+
+CODE = "TW112"
+_STATEFUL = {"Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop",
+             "SparseAdam", "Adafactor", "Lion", "Muon"}
+_RESUME_KEYS = ("epoch", "step", "iter")
+_LOST = {"optimizer": "its moments restart from zero", "scheduler": "the schedule restarts from its first step",
+         "scaler": "the loss scale restarts from its initial value"}
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    if "load_state_dict" not in ctx.source or "load_state(" in ctx.source:
+        return
+    for call in ctx.calls:
+        if method_name(call) != "load_state_dict" or not call.args:
+            continue
+        target = key_of(call.func.value)  # type: ignore[attr-defined]
+        if target is None or not _is_model(ctx, target):
+            continue
+        checkpoint = _checkpoint_of(ctx, call.args[0])
+        if checkpoint is None or not _resumes(ctx, call, checkpoint):
+            continue
+        lost = [(key, kind, cls) for key, kind, cls in _stateful_objects(ctx) if not _restored(ctx, key)]
+        if not lost:
+            continue
+        names = ", ".join(f"`{key}` ({cls}: {_lost(kind, cls)})" for key, kind, cls in lost)
+        yield ctx.finding(
+            CODE, call,
+            f"`{ctx.snippet(call)}` resumes the model from `{checkpoint}`, but training goes on with {names}: "
+            "the resumed run does not continue the one that was saved.",
+            "Save each object's state_dict() in the checkpoint and call load_state_dict() on each when resuming "
+            "(optimizer, scheduler, scaler).",
+        )
+
+
+def _lost(kind: str, cls: str) -> str:
+    return "its momentum buffers restart from zero" if cls == "SGD" else _LOST[kind]
+
+
+def _is_model(ctx: FileContext, key: str) -> bool:
+    while key:
+        if ctx.is_model(key):
+            return True
+        key = key.rpartition(".")[0]
+    return False
+
+
+def _checkpoint_of(ctx: FileContext, node: ast.expr) -> str | None:
+    """The key holding the ``torch.load`` result that ``node`` reads (``ckpt["model"]`` -> ``ckpt``)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Call) and method_name(node) == "get":
+        node = node.func.value  # type: ignore[attr-defined]
+    key = key_of(node)
+    value = single_value(ctx, node) if key is not None else None
+    if key is None or not isinstance(value, ast.Call):
+        return None
+    return key if (ctx.call_name(value) or "") == "torch.load" else None
+
+
+def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
+    """The checkpoint's epoch or step is read back, or the load is guarded by a test about resuming."""
+    for node in ctx.nodes:
+        key = None
+        if isinstance(node, ast.Subscript) and key_of(node.value) == checkpoint and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+        elif isinstance(node, ast.Call) and method_name(node) == "get" and key_of(node.func.value) == checkpoint and node.args:  # type: ignore[attr-defined]
+            key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+        if isinstance(key, str) and any(w in key.lower() for w in _RESUME_KEYS):
+            return True
+    for node in ctx.nodes:
+        if isinstance(node, ast.If) and "resum" in ast.unparse(node.test).lower() and any(n is load for n in ast.walk(node)):
+            return True
+    return False
+
+
+def _stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
+    """(key, kind, class) of the optimizers, schedulers and enabled scalers that training steps and that keep state."""
+    stepped: dict[str, str] = {}
+    for frame in ctx.analysis.frames:
+        if frame.kind != "loop" or not frame.has(ev.BACKWARD):
+            continue
+        for event in frame.events:
+            if event.kind in (ev.STEP, ev.SCHED_STEP) and event.key:
+                stepped.setdefault(event.key, event.kind)
+            if event.kind == ev.STEP and event.via == "scaler" and isinstance(event.node, ast.Call):
+                scaler = key_of(event.node.func.value) if isinstance(event.node.func, ast.Attribute) else None  # type: ignore[attr-defined]
+                if scaler:
+                    stepped.setdefault(scaler, "scaler")
+    found = []
+    for key in stepped:
+        role = ctx.role(key)
+        if role is None or not isinstance(role.node, ast.Call):
+            continue
+        if role.kind == "optimizer" and _keeps_state(role.cls, role.node):
+            found.append((key, "optimizer", role.cls))
+        elif role.kind == "scheduler" and ev.SCHED_STEP in stepped.values():
+            found.append((key, "scheduler", role.cls))
+        elif role.kind == "scaler" and role.info.get("enabled"):
+            found.append((key, "scaler", role.cls))
+    return found
+
+
+def _keeps_state(cls: str, call: ast.Call) -> bool:
+    if cls in _STATEFUL:
+        return True
+    if cls == "SGD":
+        momentum = kwarg(call, "momentum")
+        if momentum is None and len(call.args) > 2:
+            momentum = call.args[2]
+        return isinstance(momentum, ast.Constant) and isinstance(momentum.value, (int, float)) and momentum.value > 0
+    return False
+
+
+def _restored(ctx: FileContext, key: str) -> bool:
+    """Whether anything may restore ``key``: a load_state_dict on it (or an alias) or a call we cannot see into."""
+    for call in ctx.calls:
+        receiver = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if method_name(call) == "load_state_dict" and receiver is not None and ctx.analysis.same(receiver, key):
+            return True
+        if any(key_of(a) == key for a in [*call.args, *(k.value for k in call.keywords)]) and _may_restore(ctx, call):
+            return True
+    return False
+
+
+def _may_restore(ctx: FileContext, call: ast.Call) -> bool:
+    """A call that receives the object and might load its state: anything but torch itself, a scaler's step, or a local helper that loads nothing."""
+    qual = ctx.call_name(call) or ""
+    if qual.startswith("torch.") or method_name(call) in ("step", "unscale_", "scale"):
+        return False
+    name = key_of(call.func)
+    helper = ctx.functions.get(name or "") or ctx.nested_functions.get(name or "")
+    if helper is None and isinstance(call.func, ast.Attribute):
+        helper = next((ms[call.func.attr] for ms in ctx.methods.values() if call.func.attr in ms), None)
+    if helper is None and name in ctx.classes:
+        helper = ctx.classes[name]
+    if helper is not None:
+        return any(isinstance(n, ast.Attribute) and n.attr in ("load_state_dict", "load_state") for n in ast.walk(helper))
+    return qual_last(ctx, call) not in ("DataLoader",)

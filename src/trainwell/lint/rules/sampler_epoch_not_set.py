@@ -1,0 +1,75 @@
+"""TW110: a shuffling DistributedSampler drives several epochs and nothing calls its set_epoch().
+
+DistributedSampler seeds its permutation with ``seed + epoch``; ``epoch`` only
+changes through ``set_epoch``. Without it every epoch reads the same order.
+Reported only when the sampler is built here with shuffling on, its loader
+feeds a training loop inside a loop that repeats, and the file never says
+``set_epoch`` nor hands the sampler to code we cannot see.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.diagnostic import Finding
+from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.rules._data import argument, epoch_loop, loader_argument, loader_calls, loops_over, qual_last, single_value, trains
+
+CODE = "TW110"
+_SAMPLER_ARGS = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    if "DistributedSampler" not in ctx.source or any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in ctx.nodes):
+        return
+    for key, call in loader_calls(ctx):
+        sampler_node = loader_argument(call, "sampler")
+        sampler = _shuffling_sampler(ctx, sampler_node)
+        if sampler is None or _escapes(ctx, sampler_node, key):
+            continue
+        for frame in loops_over(ctx, key):
+            epochs = epoch_loop(frame)
+            if not trains(frame) or epochs is None or _inside(sampler, epochs.node) or _inside(call, epochs.node):
+                continue
+            name = key_of(sampler_node) or f"{key}.sampler"
+            yield ctx.finding(
+                CODE, frame.node,
+                f"`{key}` draws its order from `{name}` (a DistributedSampler that shuffles) in the loop at line "
+                f"{epochs.node.lineno}, and nothing calls `{name}.set_epoch(epoch)`: the sampler seeds its shuffle with "
+                "seed + epoch, so every epoch sees the same order.",
+                f"Call `{name}.set_epoch(epoch)` at the top of each epoch, before iterating `{key}`.",
+            )
+            break
+
+
+def _shuffling_sampler(ctx: FileContext, node: ast.expr | None) -> ast.Call | None:
+    """The DistributedSampler(...) call ``node`` holds when it shuffles (the default), else None."""
+    value = single_value(ctx, node)
+    if isinstance(value, ast.IfExp):  # `DistributedSampler(ds) if distributed else None`
+        branches = [b for b in (value.body, value.orelse) if not (isinstance(b, ast.Constant) and b.value is None)]
+        value = branches[0] if len(branches) == 1 else None
+    if not isinstance(value, ast.Call) or qual_last(ctx, value) != "DistributedSampler":
+        return None
+    if any(k.arg is None for k in value.keywords) or any(isinstance(a, ast.Starred) for a in value.args):
+        return None
+    shuffle = argument(value, "shuffle", _SAMPLER_ARGS)
+    if shuffle is None or (isinstance(shuffle, ast.Constant) and shuffle.value is True):
+        return value
+    return None  # shuffle=False, or decided at run time
+
+
+def _escapes(ctx: FileContext, sampler: ast.expr | None, loader: str) -> bool:
+    """Whether the sampler (or its loader's `.sampler`) is handed to a call other than DataLoader: it may set the epoch there."""
+    names = {key_of(sampler), f"{loader}.sampler"} - {None}
+    for call in ctx.calls:
+        if qual_last(ctx, call) == "DataLoader":
+            continue
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            if key_of(arg) in names:
+                return True
+    return False
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return any(sub is node for sub in ast.walk(outer))

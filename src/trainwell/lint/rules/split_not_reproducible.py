@@ -1,0 +1,111 @@
+"""TW406: a random train/validation split without a fixed seed, recomputed in each process or on resume.
+
+Premises, each read from the file: ``random_split`` (no seeded ``generator=``),
+``train_test_split`` (no ``random_state``) or a ``torch.randperm`` (no seeded
+generator) sliced into parts; nothing in the file seeds the global generators
+(any ``*seed*`` call silences the rule); the split is not saved nor broadcast;
+and the file runs it more than once per experiment: in several processes
+(``init_process_group``, DDP, ``mp.spawn``, a DistributedSampler) or in a run
+that resumes from a checkpoint (``torch.load`` then ``load_state_dict``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from trainwell.diagnostic import Finding
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.rules._data import argument, qual_last, single_value
+
+CODE = "TW406"
+_DISTRIBUTED = {"init_process_group", "DistributedDataParallel", "DistributedSampler", "spawn", "start_processes"}
+_SHARED = {"broadcast", "broadcast_object_list", "save", "dump", "savetxt", "to_csv", "write_text"}
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    if not any(w in ctx.source for w in ("random_split", "train_test_split", "randperm")) or _seeded_globally(ctx):
+        return
+    repeated = _repeated(ctx)
+    if repeated is None or _shared(ctx):
+        return
+    for call in ctx.calls:
+        kind = _unseeded_split(ctx, call)
+        if kind is None:
+            continue
+        yield ctx.finding(
+            CODE, call,
+            f"`{ctx.snippet(call)}` draws a new random {kind} on every run, and this script runs it {repeated}: "
+            "each run (or rank) gets a different split, so samples trained on in one are validated in another.",
+            "Seed the split: `generator=torch.Generator().manual_seed(0)` (random_split, randperm) or `random_state=0` "
+            "(train_test_split); or compute it once, save the indices and reload them.",
+        )
+
+
+def _seeded_globally(ctx: FileContext) -> bool:
+    for call in ctx.calls:
+        name = method_name(call) or key_of(call.func) or ""
+        if "seed" in name.rsplit(".", 1)[-1].lower():
+            return True
+    return False
+
+
+def _repeated(ctx: FileContext) -> str | None:
+    """How the split is recomputed: in several processes, or on resume; None when the file shows neither."""
+    for call in ctx.calls:
+        if qual_last(ctx, call) in _DISTRIBUTED or (method_name(call) == "init_process_group"):
+            return "in every process (each rank draws its own split)"
+    loads = [c for c in ctx.calls if (ctx.call_name(c) or "") == "torch.load"]
+    if loads and any(method_name(c) == "load_state_dict" for c in ctx.calls):
+        return "again when it resumes from a checkpoint"
+    return None
+
+
+def _shared(ctx: FileContext) -> bool:
+    """The file saves or broadcasts something: the split may be computed once and shared."""
+    for call in ctx.calls:
+        name = method_name(call) or ""
+        qual = ctx.call_name(call) or ""
+        if name in ("broadcast", "broadcast_object_list") or qual.endswith(("broadcast", "broadcast_object_list")):
+            return True
+        if name in ("save", "dump", "savetxt", "to_csv", "write_text") and any(
+            isinstance(n, ast.Name) and ("split" in n.id.lower() or "indices" in n.id.lower() or "idx" in n.id.lower())
+            for a in call.args for n in ast.walk(a)
+        ):
+            return True
+    return False
+
+
+def _unseeded_split(ctx: FileContext, call: ast.Call) -> str | None:
+    qual = ctx.call_name(call) or ""
+    last = qual.rsplit(".", 1)[-1]
+    if any(k.arg is None for k in call.keywords):
+        return None
+    if qual.startswith("torch") and last == "random_split":
+        generator = argument(call, "generator", ("dataset", "lengths", "generator"))
+        return "split (random_split)" if not _seeded_generator(ctx, generator) else None
+    if qual.startswith("sklearn") and last == "train_test_split":
+        state = kwarg(call, "random_state")
+        return "split (train_test_split)" if state is None or (isinstance(state, ast.Constant) and state.value is None) else None
+    if qual.startswith("torch") and last == "randperm" and not _seeded_generator(ctx, kwarg(call, "generator")):
+        return "permutation (torch.randperm)" if _sliced_into_parts(ctx, call) else None
+    return None
+
+
+def _seeded_generator(ctx: FileContext, node: ast.expr | None) -> bool:
+    """Anything but a missing generator or a bare ``torch.Generator()`` counts as seeded."""
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return False
+    value = single_value(ctx, node)
+    if isinstance(value, ast.Call) and qual_last(ctx, value) == "Generator":
+        key = key_of(node)
+        return key is not None and any(method_name(c) == "manual_seed" and key_of(c.func.value) == key for c in ctx.calls)  # type: ignore[attr-defined]
+    return True
+
+
+def _sliced_into_parts(ctx: FileContext, call: ast.Call) -> bool:
+    """``perm = torch.randperm(n)`` whose slices ``perm[:k]`` and ``perm[k:]`` make two parts."""
+    keys = {key_of(t) for a in ctx.assigns if a.value is call for t in a.targets} - {None}
+    slices = [n for n in ctx.nodes if isinstance(n, ast.Subscript) and key_of(n.value) in keys and isinstance(n.slice, ast.Slice)]
+    return any(s.slice.upper is not None and s.slice.lower is None for s in slices) and any(  # type: ignore[attr-defined]
+        s.slice.lower is not None and s.slice.upper is None for s in slices)  # type: ignore[attr-defined]
