@@ -31,8 +31,7 @@ def decode(data: bytes) -> str:
         _raise_undecodable(data, "utf-8")
         line = next((n for n, text in enumerate(data.splitlines()[:2], 1) if _COOKIE.match(text)), 1)
         raise ReadError(f"cannot read: {error.msg if hasattr(error, 'msg') else error}", line) from None
-    _raise_undecodable(data, encoding)
-    return data.decode(encoding)
+    return _raise_undecodable(data, encoding)
 
 
 def read(path: Path) -> tuple[bytes, str]:
@@ -41,9 +40,10 @@ def read(path: Path) -> tuple[bytes, str]:
     return data, decode(data)
 
 
-def _raise_undecodable(data: bytes, encoding: str) -> None:
+def _raise_undecodable(data: bytes, encoding: str) -> str:
+    """The decoded text; ReadError at the first byte that does not decode."""
     try:
-        data.decode(encoding)
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
         start = error.start
         line_start = data.rfind(b"\n", 0, start) + 1
