@@ -86,3 +86,26 @@ def test_every_fix_of_tw502_is_unsafe():
     sources = [BARE, "import torch\nx = torch.load('m.pt', weights_only=False)\n", "import torch\nx = torch.load()\n"]
     fixes = [f.fix for s in sources for f in runner.check_source(s, "t.py", enabled_codes(["TW502"], detector=STATIC))[0]]
     assert len(fixes) == 3 and {fix.applicability for fix in fixes} == {"unsafe"}
+
+
+def test_why_the_fix_is_unsafe_a_checkpoint_with_a_namespace_no_longer_loads():
+    """weights_only=False loads a checkpoint that holds an argparse.Namespace; the fixed call raises on it."""
+    import argparse
+    import io
+    import pickle
+
+    import torch
+
+    from trainwell.lint.fix import apply_fixes
+
+    source = "import torch\nstate = torch.load(BUFFER, weights_only=False)\n"
+    findings, _ = runner.check_source(source, "t.py", {"TW502"})
+    fixed, count = apply_fixes(source, findings, unsafe=True)
+    assert count == 1 and "weights_only=True" in fixed and apply_fixes(source, findings) == (source, 0)
+    buffer = io.BytesIO()
+    torch.save({"args": argparse.Namespace(lr=0.1)}, buffer)
+    buffer.seek(0)
+    exec(compile(source, "t.py", "exec"), {"BUFFER": buffer})
+    buffer.seek(0)
+    with pytest.raises(pickle.UnpicklingError):
+        exec(compile(fixed, "t.py", "exec"), {"BUFFER": buffer})

@@ -48,8 +48,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             major, minor = ctx.target_version
             yield ctx.finding(
                 CODE, call,
-                f"`{ctx.snippet(call)}` has no weights_only: on PyTorch < 2.6 (this project targets {major}.{minor}) it unpickles "
-                "arbitrary code from the file.",
+                f"`{ctx.snippet(call)}` has no weights_only: on PyTorch < 2.6 it unpickles arbitrary code from the file, and this "
+                f"code may run on PyTorch {major}.{minor} (the declared minimum, target-version, or the default when none is declared).",
                 "Pass weights_only=True explicitly, or declare torch>=2.6 (pyproject.toml, requirements.txt) if older PyTorch is not supported.",
                 _add_weights_only(ctx, call),
             )
