@@ -29,7 +29,7 @@ def snapshot() -> dict[str, object]:
         "warnings.filters": [f for f in warnings.filters if f[1] is not None and "lr_scheduler" in f[1].pattern],
     }
     for cls in (torch.optim.Optimizer, nn.Module, dataloader.DataLoader, dataloader._BaseDataLoaderIter, torch.amp.GradScaler):
-        for name in ("zero_grad", "train", "__init__", "__iter__", "__next__", "scale", "unscale_", "update"):
+        for name in ("zero_grad", "train", "__call__", "__init__", "__iter__", "__next__", "scale", "unscale_", "update"):
             state[f"{cls.__name__}.{name}"] = cls.__dict__.get(name)
     for cls in vars(lr_scheduler).values():
         if isinstance(cls, type) and issubclass(cls, lr_scheduler.LRScheduler):

@@ -1,8 +1,8 @@
 """Install and remove every hook and patch the watcher needs.
 
 PyTorch's own extension points are used where they exist (global optimizer
-step hooks, global module forward hooks); the few calls without one are
-wrapped. Every installation returns a handle, and ``remove_all`` undoes them
+step hooks); the calls without one, and ``Module.__call__`` (whose global
+hooks cost too much per layer), are wrapped. Every installation returns a handle, and ``remove_all`` undoes them
 in reverse order, so after a watched block PyTorch is exactly as it was.
 
 Limit of ``watch()``: a name the user imported *before* the block
@@ -26,7 +26,6 @@ import torch.nn.utils.clip_grad
 import torch.optim.lr_scheduler as lr_scheduler
 import torch.serialization
 import torch.utils.data.dataloader as dataloader
-from torch.nn.modules import module as module_hooks
 from torch.optim import optimizer as optimizer_hooks
 
 from trainwell.runtime.events import Bus
@@ -259,22 +258,30 @@ def _patch_train(bus: Bus) -> Handle:
     return Patch(torch.nn.Module, "train", train)
 
 
-def _module_forward_hooks(bus: Bus) -> list[Handle]:
-    depth = [0]
+def _patch_module_call(bus: Bus) -> Handle:
+    """``Module.__call__`` wrapped to see forwards that no other module's forward encloses.
+
+    Not PyTorch's global forward hooks: with any global hook registered every
+    submodule call takes the slow path and runs two Python hooks, which costs
+    several microseconds per layer. Here a nested call costs one check.
+    """
+    original = torch.nn.Module.__call__
     callbacks = bus.root_forward
+    depth = [0]
 
-    def pre(module: Any, args: Any) -> None:
-        depth[0] += 1
-
-    def post(module: Any, args: Any, output: Any) -> None:
-        depth[0] -= 1
-        if depth[0] == 0 and output is not None:
+    def __call__(module: Any, *args: Any, **kwargs: Any) -> Any:
+        if depth[0]:
+            return original(module, *args, **kwargs)
+        depth[0] = 1
+        try:
+            output = original(module, *args, **kwargs)
+        finally:
+            depth[0] = 0
+        if output is not None:
             _emit(callbacks, module, output)
+        return output
 
-    return [
-        module_hooks.register_module_forward_pre_hook(pre),
-        module_hooks.register_module_forward_hook(post, always_call=True),
-    ]
+    return Patch(torch.nn.Module, "__call__", __call__)
 
 
 def _patch_losses(bus: Bus) -> list[Handle]:
@@ -317,7 +324,7 @@ _INSTALLERS: list[tuple[tuple[str, ...], Callable[[Bus], Handle | list[Handle]]]
     (("loader_init", "loader_iter", "loader_wait"), _patch_dataloader),
     (("load",), _patch_load),
     (("train_mode",), _patch_train),
-    (("root_forward",), _module_forward_hooks),
+    (("root_forward",), _patch_module_call),
     (("loss_call",), _patch_losses),
     (("host_read",), _patch_host_reads),
 ]

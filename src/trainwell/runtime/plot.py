@@ -15,7 +15,7 @@ from trainwell.diagnostic import Finding
 
 
 class StepRecorder:
-    """Subscribes to the bus; keeps one row per step of the first optimizer seen."""
+    """Subscribes to the bus; keeps one row per step of the first optimizer (or hand-written update) seen."""
 
     def __init__(self, session: Any) -> None:
         self.session = session
@@ -41,8 +41,8 @@ class StepRecorder:
             return
         grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
         norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g.detach().float()) for g in grads])) if grads else None
-        lr = optimizer.param_groups[0]["lr"]
-        self.rows.append((self.session.step + 1, float(lr), self.last_loss, norm))
+        lr = optimizer.param_groups[0].get("lr")  # a hand-written update has none
+        self.rows.append((self.session.step + 1, float("nan") if lr is None else float(lr), self.last_loss, norm))
 
     def history(self) -> dict[str, list[float | None]]:
         """The recorded rows, read from the device once."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from trainwell.runtime.events import Bus
+from trainwell.runtime.hand_updates import HandUpdates
 from trainwell.runtime.hooks import install, remove_all
 from trainwell.runtime.probes import discover
 from trainwell.runtime.session import Session
@@ -14,20 +15,24 @@ class ActiveWatch:
     """Installed on construction; ``close()`` finishes the probes and removes every hook."""
 
     def __init__(self, codes: set[str], echo: TextIO | None, record: bool) -> None:
-        self.session = Session(codes, echo)
-        self.probes = [cls(self.session) for cls in discover() if codes & set(cls.codes)]
+        classes = [cls for cls in discover() if codes & set(cls.codes)]
+        self.session = Session(codes, echo, {code: cls.counts for cls in classes for code in cls.codes})
+        self.probes = [cls(self.session) for cls in classes]
         self.recorder = None
         if record:
             from trainwell.runtime.plot import StepRecorder
 
             self.recorder = StepRecorder(self.session)
-        subscribers: list[Any] = [self.session, *self.probes]
+        hand_updates = HandUpdates(self.session)  # first: the step it reveals is counted before the event
+        subscribers: list[Any] = [hand_updates, self.session, *self.probes]
         if self.recorder is not None:
             subscribers.append(self.recorder)
         self.bus = Bus(subscribers)
+        hand_updates.bus = self.bus
         self.handles = install(self.bus, quiet_scheduler_warning="TW105" in codes)
         self.findings: list[Any] = []
         self.steps = 0
+        self.hand_steps = 0
         self.faults: list[str] = []
         self.history: Any = None
 
@@ -50,6 +55,7 @@ class ActiveWatch:
             remove_all(self.handles)
         self.findings = self.session.result()
         self.steps = self.session.step
+        self.hand_steps = self.session.hand_steps
         self.faults = list(self.bus.faults)
         if self.recorder is not None:
             self.history = self.recorder.history()

@@ -1,8 +1,15 @@
 """What every probe shares during one watched run: the findings, the event
 clock, the optimizers seen so far and the step count.
 
-The session is the first subscriber of the bus, so its counters are up to
-date when the probes' callbacks run.
+A "step" is an optimizer step or a hand-written update of parameters (see
+``hand_updates``): both arrive as ``step_pre``/``step_post`` events. The
+session subscribes right after the hand-update detector and before every
+probe, so its counters are up to date when the probes' callbacks run.
+
+Step numbers in findings: a finding seen while training step N is in
+progress carries N; one seen between steps (a validation pass, a
+``torch.load``) carries the number of steps completed, 0 meaning "before
+training".
 """
 
 from __future__ import annotations
@@ -17,15 +24,26 @@ from trainwell.catalog import CATALOG
 from trainwell.diagnostic import Finding
 from trainwell.runtime.location import Location, user_location
 
-# Probes that inspect every parameter do it on these optimizer steps only,
-# so a long run pays for a handful of full checks (STYLE habit 15).
+OCCURRENCES = "occurrences"
+SAMPLED = "sampled occurrences"
+
+# Probes that inspect every parameter do it on these steps only, so a long
+# run pays for a handful of full checks (STYLE habit 15); the steps right
+# after every train()/eval() call are checked too (Session.checks), so a
+# validation pass in the middle of a run is judged like the first one.
 _DENSE_STEPS = 8
 _SPARSE_EVERY = 50
+_AFTER_MODE_CHANGE = 2
 
 
 def sampled(step: int) -> bool:
-    """Whether optimizer step ``step`` (1-based) is one the costly checks look at."""
+    """Whether step ``step`` (1-based) is one of the regularly sampled ones."""
     return step <= _DENSE_STEPS or step % _SPARSE_EVERY == 0
+
+
+def step_label(step: int | None) -> str:
+    """How a finding's step reads: "before training" for 0."""
+    return "before training" if step == 0 else f"step {step}"
 
 
 class OptimizerInfo:
@@ -49,12 +67,17 @@ class OptimizerInfo:
 class Session:
     """Findings and shared facts of one watched run."""
 
-    def __init__(self, codes: set[str], echo: TextIO | None = None) -> None:
+    def __init__(self, codes: set[str], echo: TextIO | None = None, count_kinds: dict[str, str] | None = None) -> None:
         self.codes = codes
         self.echo = echo
+        self.count_kinds = count_kinds or {}  # code -> what its count counts (see Probe.counts)
         self.findings: dict[tuple[str, str, int], Finding] = {}
         self.seq = 0
         self.step = 0
+        self.hand_steps = 0  # steps that were hand-written updates, not Optimizer.step
+        self.optimizer_stepped = False  # some torch.optim optimizer stepped in this run
+        self.last_step_seq = -1  # the clock at the latest step of any kind
+        self.dense_until = 0  # steps up to this one are checked (set by train()/eval() calls)
         self.backwards = 0
         self.last_backward_seq = -1
         self.optimizers: dict[int, OptimizerInfo] = {}
@@ -63,10 +86,18 @@ class Session:
         self._pass_start: dict[int, int] = {}
         self.epoch_steps: int | None = None  # optimizer steps in one complete pass of the training loader
         self.explained_params: set[int] = set()  # id(param) a probe already reported (no second finding)
+        self.cut_steps: set[int] = set()  # steps whose loss reached no parameter (TW108): no validation findings
         self._roots: dict[int, weakref.ref[torch.nn.Module]] = {}  # modules called outside any other module
         self.finished = False
 
     # -- the clock and the optimizers -------------------------------------------------
+    def checks(self, step: int) -> bool:
+        """Whether the costly checks look at step ``step``: sampled ones and those right after a mode change."""
+        return step <= self.dense_until or sampled(step)
+
+    def on_train_mode(self, module: torch.nn.Module, mode: bool) -> None:
+        self.dense_until = self.step + _AFTER_MODE_CHANGE
+
     def tick(self) -> int:
         self.seq += 1
         return self.seq
@@ -76,8 +107,16 @@ class Session:
         if info is None or info.ref() is not optimizer:
             info = OptimizerInfo(optimizer)
             self.optimizers[id(optimizer)] = info
-            self._param_owner.update((id(p), info) for p in info.params)
+            self.register_owner(info)
         return info
+
+    def register_owner(self, info: OptimizerInfo) -> None:
+        """Note that ``info``'s optimizer holds its parameters (after a refresh)."""
+        self._param_owner.update((id(p), info) for p in info.params)
+
+    def ever_owned(self, param: torch.Tensor) -> bool:
+        """Whether some optimizer seen so far held ``param`` (alive or not now)."""
+        return id(param) in self._param_owner
 
     def live_optimizers(self) -> list[tuple[torch.optim.Optimizer, OptimizerInfo]]:
         found = []
@@ -131,16 +170,20 @@ class Session:
         info = self.info(optimizer)
         if info.groups != len(optimizer.param_groups):
             info.refresh(optimizer)  # add_param_group
-            self._param_owner.update((id(p), info) for p in info.params)
+            self.register_owner(info)
         if info.step_location is None:
             info.step_location = user_location()
 
     def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
         info = self.info(optimizer)
         info.steps += 1
-        info.last_step_seq = self.tick()
+        info.last_step_seq = self.last_step_seq = self.tick()
+        hand_written = getattr(optimizer, "hand_written", False)
+        self.optimizer_stepped = self.optimizer_stepped or not hand_written
         if info.steps > self.step:
             self.step = info.steps
+            if hand_written:
+                self.hand_steps += 1
 
     # -- findings ---------------------------------------------------------------------
     def report(self, code: str, message: str, location: Location | None, hint: str | None = None, step: int | None = None) -> None:
@@ -153,13 +196,14 @@ class Session:
         if finding is not None:
             finding.count += 1
             return
-        if step is None:  # the 1-based optimizer step in progress (after the run: the last one)
+        if step is None:  # the 1-based step in progress (after the run: the last one)
             step = self.step if self.finished else self.step + 1
         finding = Finding(code, message, path, line, hint=hint, step=step)
+        finding.extra["count_of"] = self.count_kinds.get(code, OCCURRENCES)
         self.findings[key] = finding
         if self.echo is not None:
             where = f"{display_path(path)}:{line}"
-            print(f"trainwell: {where}: {code} {CATALOG[code].name} (step {step}): {message}", file=self.echo)
+            print(f"trainwell: {where}: {code} {CATALOG[code].name} ({step_label(step)}): {message}", file=self.echo)
             if hint:
                 print(f"  hint: {hint}", file=self.echo)
             self.echo.flush()

@@ -29,8 +29,11 @@ class watch(ContextDecorator):  # noqa: N801 - used like a function: `with train
         echo: a stream that gets each finding's first occurrence when it happens (None: silent).
         record: keep per-step learning rate, loss and gradient norm (for ``--plot``).
 
-    After the block, ``findings`` holds the findings (first step seen, count),
-    ``steps`` the number of optimizer steps, ``faults`` any internal probe error.
+    After the block, ``findings`` holds the findings (first step seen, count;
+    ``extra["count_of"]`` says whether the count is of every occurrence or of
+    the sampled ones), ``steps`` the number of training steps (optimizer steps
+    and hand-written updates of parameters under ``no_grad``), ``hand_steps``
+    how many of them were hand-written, ``faults`` any internal probe error.
     Used as a decorator, each call of the function is watched anew.
 
     Limit: a function imported by name *before* the block
@@ -57,6 +60,7 @@ class watch(ContextDecorator):  # noqa: N801 - used like a function: `with train
         self.record = record
         self.findings: list[Finding] = []
         self.steps = 0
+        self.hand_steps = 0
         self.faults: list[str] = []
         self.history: Any = None
         self._active: Any = None
@@ -73,6 +77,7 @@ class watch(ContextDecorator):  # noqa: N801 - used like a function: `with train
         active, self._active = self._active, None
         replacement = active.close(exc)
         self.findings, self.steps, self.faults, self.history = active.findings, active.steps, active.faults, active.history
+        self.hand_steps = active.hand_steps
         if replacement is not None:
             raise replacement.with_traceback(tb) from exc
         if exc is None and self.strict and self.findings:

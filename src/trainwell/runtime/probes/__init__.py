@@ -9,13 +9,19 @@ import importlib
 import pkgutil
 from typing import ClassVar
 
-from trainwell.runtime.session import Session
+from trainwell.runtime.session import SAMPLED, Session
 
 
 class Probe:
-    """Base of the runtime probes: subscribes to events with ``on_<event>`` methods."""
+    """Base of the runtime probes: subscribes to events with ``on_<event>`` methods.
+
+    ``counts`` says what a finding's ``count`` counts: every occurrence
+    (``OCCURRENCES``), or only those seen on the steps the probe checks
+    (``SAMPLED``, the default: a lower bound).
+    """
 
     codes: ClassVar[tuple[str, ...]] = ()
+    counts: ClassVar[str] = SAMPLED
 
     def __init__(self, session: Session) -> None:
         self.session = session

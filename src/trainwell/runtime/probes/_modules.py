@@ -1,9 +1,11 @@
-"""Facts about a module the mode probes ask often, cached per module."""
+"""Facts about a module (cached per module) and its output that several probes ask."""
 
 from __future__ import annotations
 
 import weakref
+from typing import Any
 
+import torch
 from torch import nn
 from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.dropout import _DropoutNd
@@ -29,3 +31,11 @@ def has_parameters(module: nn.Module) -> bool:
         known = next(module.parameters(), None) is not None
         _params_cache[module] = known
     return known
+
+
+def first_tensor(output: Any) -> torch.Tensor | None:
+    """The tensor a forward returned, or the first one of a tuple, list or dict it returned."""
+    if isinstance(output, torch.Tensor):
+        return output
+    values = output.values() if isinstance(output, dict) else output if isinstance(output, (tuple, list)) else ()
+    return next((v for v in values if isinstance(v, torch.Tensor)), None)

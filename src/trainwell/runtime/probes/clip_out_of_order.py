@@ -15,10 +15,12 @@ import torch
 
 from trainwell.runtime.location import user_location
 from trainwell.runtime.probes import Probe
+from trainwell.runtime.session import OCCURRENCES
 
 
 class ClipOutOfOrder(Probe):
     codes = ("TW103", "TW104")
+    counts = OCCURRENCES
 
     def __init__(self, session: Any) -> None:
         super().__init__(session)

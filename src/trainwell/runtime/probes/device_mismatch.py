@@ -14,7 +14,7 @@ import torch
 
 from trainwell.runtime.location import traceback_user_frame
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.session import display_path
+from trainwell.runtime.session import OCCURRENCES, display_path
 
 _MISMATCH = re.compile(r"same device|expected device|different from other tensors on", re.IGNORECASE)
 _MAX_NAMES = 6
@@ -45,6 +45,7 @@ def _model_devices(frame_locals: dict[str, Any]) -> list[tuple[str, torch.device
 
 class DeviceMismatch(Probe):
     codes = ("TW403",)
+    counts = OCCURRENCES
 
     def on_failure(self, error: BaseException) -> BaseException | None:
         if not isinstance(error, RuntimeError) or not _MISMATCH.search(str(error)):

@@ -102,6 +102,7 @@ class EpochSchedulerPerBatch(Probe):
                     f"one epoch ({epoch} steps): it was sized in epochs and runs {epoch}x too fast",
                     entry.where,
                     hint="step it once per epoch (after the batch loop), or size it in steps (e.g. T_max=epochs*len(loader))",
+                    step=entry.optimizer_steps_at_first or 1,
                 )
             return
         factor = decay_in_window(scheduler)
@@ -113,4 +114,5 @@ class EpochSchedulerPerBatch(Probe):
                 f"within {_FAST_WINDOW} steps: a schedule written in epochs",
                 entry.where,
                 hint="step it once per epoch (after the batch loop), or choose a per-step decay",
+                step=entry.optimizer_steps_at_first or 1,
             )

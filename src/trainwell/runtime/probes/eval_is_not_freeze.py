@@ -2,7 +2,7 @@
 ``module.requires_grad = False``, a plain attribute) whose parameters still
 require grad, sit in the optimizer and change at its steps.
 
-Checked on sampled steps while some other module with parameters trains in
+Checked on sampled steps (and the steps right after a mode change) while some other module with parameters trains in
 train mode: the
 parameters' version counters before and after ``optimizer.step()`` tell
 whether the step wrote them (no values read).
@@ -17,7 +17,6 @@ import torch
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.session import sampled
 
 
 class EvalIsNotFreeze(Probe):
@@ -43,7 +42,7 @@ class EvalIsNotFreeze(Probe):
 
     def on_step_pre(self, optimizer: torch.optim.Optimizer, closure: Any) -> None:
         info = self.session.info(optimizer)
-        if not self.training_forward or not sampled(info.steps + 1):
+        if not self.training_forward or not self.session.checks(info.steps + 1):
             return
         held = {id(p) for p in info.params}
         for ref, where in self.evals.values():
@@ -71,5 +70,6 @@ class EvalIsNotFreeze(Probe):
                     "and changed at this step",
                     where,
                     hint="freeze with module.requires_grad_(False) and give the optimizer only the trainable parameters",
+                    step=self.session.step,  # the step that just wrote them
                 )
         self.watching = []

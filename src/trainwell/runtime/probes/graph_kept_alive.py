@@ -26,7 +26,7 @@ import torch
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
 from trainwell.runtime.probes._holders import Holder, LineFinder, find_holder
-from trainwell.runtime.session import sampled
+from trainwell.runtime.probes._modules import first_tensor
 
 _AGE = 2  # optimizer steps after which a step's graph must be gone
 _GROWTH_CHECKS = 4  # consecutive growing CUDA memory samples before TW602
@@ -57,7 +57,7 @@ class GraphKeptAlive(Probe):
         self.finder: LineFinder | None = None
 
     def _active(self) -> bool:
-        return sampled(self.session.step + 1)
+        return self.session.checks(self.session.step + 1)
 
     def _mark(self, node: Any, used: bool = True) -> None:
         if node is None or type(node).__name__ == "AccumulateGrad":
@@ -69,8 +69,10 @@ class GraphKeptAlive(Probe):
         self.markers.append((self.session.step + 1, weakref.ref(marker)))
 
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
-        if self._active() and isinstance(output, torch.Tensor) and output.grad_fn is not None:
-            self._mark(output.grad_fn, used=False)
+        if self._active():
+            tensor = first_tensor(output)  # a model that returns (logits, loss) too
+            if tensor is not None and tensor.grad_fn is not None:
+                self._mark(tensor.grad_fn, used=False)
 
     def on_scaler_scale(self, scaler: Any, loss: Any, scaled: Any) -> None:
         if isinstance(loss, torch.Tensor) and self._active():
@@ -133,6 +135,7 @@ class GraphKeptAlive(Probe):
                 f"(kept since step {kept_step}), so memory grows step after step",
                 where,
                 hint="write .detach()ed values into running statistics and memory banks (or update them under torch.no_grad())",
+                step=kept_step,
             )
         else:
             self.session.report(
@@ -141,6 +144,7 @@ class GraphKeptAlive(Probe):
                 "output is accumulated or stored without .item()/.detach()",
                 where,
                 hint="accumulate loss.item() (or loss.detach()) and store outputs with .detach()",
+                step=kept_step,
             )
 
     def _memory_sample(self, optimizer: torch.optim.Optimizer) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
+from trainwell.runtime.session import OCCURRENCES
 
 _CONSECUTIVE = 5
 _NAMES = {"item": ".item()", "tolist": ".tolist()", "numpy": ".numpy()", "cpu": ".cpu()", "__repr__": "printing a tensor"}
@@ -21,6 +22,7 @@ _NAMES = {"item": ".item()", "tolist": ".tolist()", "numpy": ".numpy()", "cpu": 
 
 class HostSyncInLoop(Probe):
     codes = ("TW503",)
+    counts = OCCURRENCES
 
     def __init__(self, session: Any) -> None:
         super().__init__(session)

@@ -20,7 +20,6 @@ import torch
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.session import sampled
 
 _CALLS_PER_STEP = 4
 _TOLERANCE = 1e-3
@@ -56,9 +55,10 @@ class LossInputKind(Probe):
         self.waiting: list[tuple[int, str, Location | None, torch.Tensor, str]] = []
         self.verdicts: dict[tuple[str, Location | None], list[bool]] = {}
         self.messages: dict[tuple[str, Location | None], str] = {}
+        self.first_step: dict[tuple[str, Location | None], int] = {}  # the step of a place's first flagged call
 
     def on_loss_call(self, kind: str, input: Any, target: Any) -> None:
-        if not sampled(self.session.step + 1) or self.calls_this_step >= _CALLS_PER_STEP:
+        if not self.session.checks(self.session.step + 1) or self.calls_this_step >= _CALLS_PER_STEP:
             return
         if not isinstance(input, torch.Tensor) or not input.is_floating_point():
             return
@@ -76,7 +76,9 @@ class LossInputKind(Probe):
             else:
                 code, flag = "TW301", looks_like_probabilities(kind, x)
         if flag is not None:
-            self.waiting.append((self.session.step, code, user_location(), flag, kind))
+            where = user_location()
+            self.first_step.setdefault((code, where), self.session.step + 1)
+            self.waiting.append((self.session.step, code, where, flag, kind))
 
     def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
         self.calls_this_step = 0
@@ -111,4 +113,4 @@ class LossInputKind(Probe):
         else:
             message = "cross_entropy receives probabilities (rows non-negative summing to one): softmax is applied twice"
             hint = "feed CrossEntropyLoss the raw logits; remove the softmax (or nn.Softmax layer) before it"
-        self.session.report(code, message, where, hint=hint)
+        self.session.report(code, message, where, hint=hint, step=self.first_step.get(key))

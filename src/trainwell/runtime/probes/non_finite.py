@@ -16,7 +16,6 @@ import torch
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.session import sampled
 
 _GRAD_EVERY = 10
 
@@ -40,7 +39,7 @@ class NonFinite(Probe):
         if self.done:
             return
         root = tensors[0]
-        if self.backward_at is None or sampled(self.session.step + 1):
+        if self.backward_at is None or self.session.checks(self.session.step + 1):
             self.backward_at = user_location()
         if isinstance(root, torch.Tensor) and root.is_floating_point() and root.numel() == 1:
             self.losses.append((self.session.step + 1, root.detach().reshape(())))
@@ -56,7 +55,7 @@ class NonFinite(Probe):
         if self.done or self.scaled:
             return
         step = self.session.step + 1
-        if step % _GRAD_EVERY and not sampled(step):
+        if step % _GRAD_EVERY and not self.session.checks(step):
             return
         grads = [p for p in self.session.info(optimizer).params if p.grad is not None]
         if grads:
@@ -65,7 +64,7 @@ class NonFinite(Probe):
 
     def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
         step = self.session.step
-        if self.done or (step % _GRAD_EVERY and not sampled(step)):
+        if self.done or (step % _GRAD_EVERY and not self.session.checks(step)):
             return
         self._read(before=step)  # flags folded at earlier checks are computed by now
         self._fold_losses()

@@ -17,7 +17,6 @@ import torch
 
 from trainwell.runtime.location import user_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.session import sampled
 
 
 class OptimizerParamsStale(Probe):
@@ -28,7 +27,7 @@ class OptimizerParamsStale(Probe):
 
     def on_step_pre(self, optimizer: torch.optim.Optimizer, closure: Any) -> None:
         info = self.session.info(optimizer)
-        if not sampled(info.steps + 1):
+        if not self.session.checks(info.steps + 1):
             return
         self._check_state(optimizer, info.params)
         self._check_identity(info.params)

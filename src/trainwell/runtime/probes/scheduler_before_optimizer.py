@@ -13,10 +13,12 @@ from typing import Any
 
 from trainwell.runtime.location import user_location
 from trainwell.runtime.probes import Probe
+from trainwell.runtime.session import OCCURRENCES
 
 
 class SchedulerBeforeOptimizer(Probe):
     codes = ("TW105",)
+    counts = OCCURRENCES
 
     def __init__(self, session: Any) -> None:
         super().__init__(session)

@@ -1,8 +1,16 @@
-"""TW201 train-mode-not-restored: optimizer steps taken while the model is in eval mode
-after it had trained in train mode (validation switched it and nothing switched it back).
+"""TW201 train-mode-not-restored: steps taken while the model is in eval mode,
+after an ``.eval()`` for evaluation that nothing undid.
 
-The finding points at the ``.eval()`` / ``.train(False)`` call. Models whose
-output does not depend on the mode (no Dropout, no BatchNorm) are not reported.
+Whatever the order: the model trained in train mode before the ``.eval()``
+(validation in the middle of training), or it was evaluated after the
+``.eval()`` and then trained (an evaluation at iteration 0 that never calls
+``train()``). A model put in eval mode and trained with no evaluation in
+between is left alone: that may be deliberate (no dropout on purpose), and
+so is a model that arrives in eval mode without an ``.eval()`` seen (a
+library loader). Models whose output does not depend on the mode (no
+Dropout, no BatchNorm) are never reported. The finding points at the
+``.eval()`` / ``.train(False)`` call; the step after every mode change is
+checked, so the first step trained in eval mode is the one reported.
 """
 
 from __future__ import annotations
@@ -14,7 +22,6 @@ import torch
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
 from trainwell.runtime.probes._modules import has_parameters, mode_matters
-from trainwell.runtime.session import sampled
 
 
 class TrainModeNotRestored(Probe):
@@ -25,20 +32,25 @@ class TrainModeNotRestored(Probe):
         self.forwarded: dict[int, torch.nn.Module] = {}  # root modules run since the last step
         self.trained_in_train_mode: set[int] = set()
         self.eval_calls: dict[int, Location | None] = {}
+        self.evaluated: set[int] = set()  # modules run without autograd after their .eval()
         self.mode_changed = True  # check the first step after any train()/eval() call, and sampled steps
 
     def on_train_mode(self, module: torch.nn.Module, mode: bool) -> None:
         self.mode_changed = True
         if mode:
             self.eval_calls.pop(id(module), None)
+            self.evaluated.discard(id(module))
         else:
             self.eval_calls[id(module)] = user_location()
 
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
-        self.forwarded[id(module)] = module
+        key = id(module)
+        self.forwarded[key] = module
+        if not module.training and key in self.eval_calls and not torch.is_grad_enabled():
+            self.evaluated.add(key)
 
     def on_step_pre(self, optimizer: torch.optim.Optimizer, closure: Any) -> None:
-        if not (self.mode_changed or sampled(self.session.step + 1)):
+        if not (self.mode_changed or self.session.checks(self.session.step + 1)):
             self.forwarded.clear()
             return
         self.mode_changed = False
@@ -48,12 +60,12 @@ class TrainModeNotRestored(Probe):
                 continue
             if module.training:
                 self.trained_in_train_mode.add(key)
-            elif key in self.trained_in_train_mode and key in self.eval_calls and mode_matters(module):
+            elif key in self.eval_calls and (key in self.trained_in_train_mode or key in self.evaluated) and mode_matters(module):
                 self.session.report(
                     "TW201",
-                    f"{type(module).__name__} trains in eval mode: this .eval() (for validation) is never undone, "
-                    "so Dropout stays off and BatchNorm frozen for the rest of training",
+                    f"{type(module).__name__} trains in eval mode: this .eval() (for evaluation) is never undone, "
+                    "so Dropout stays off and BatchNorm frozen for the training that follows",
                     self.eval_calls[key],
-                    hint="call model.train() at the start of every training epoch (or right after validation)",
+                    hint="call model.train() at the start of every training epoch (or right after evaluation)",
                 )
         self.forwarded.clear()

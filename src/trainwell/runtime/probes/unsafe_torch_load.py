@@ -13,6 +13,7 @@ import torch
 
 from trainwell.runtime.location import user_location
 from trainwell.runtime.probes import Probe
+from trainwell.runtime.session import OCCURRENCES
 
 
 def _default_unpickles() -> bool:
@@ -23,6 +24,7 @@ def _default_unpickles() -> bool:
 
 class UnsafeTorchLoad(Probe):
     codes = ("TW502",)
+    counts = OCCURRENCES
 
     def on_load(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         weights_only = kwargs.get("weights_only")
@@ -32,4 +34,5 @@ class UnsafeTorchLoad(Probe):
                 "torch.load unpickles this file (weights_only is off): loading an untrusted checkpoint runs its code",
                 user_location(),
                 hint="pass weights_only=True (and save plain state_dicts), or use safetensors",
+                step=self.session.step,  # steps completed: 0 reads "before training"
             )

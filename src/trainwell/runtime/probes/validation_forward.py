@@ -8,8 +8,12 @@ output feeds another model's step (a GAN's generator sample, a target
 network) are followed by a step and are not validation.
 
 Cost: a place (model, line) whose forwards were all used by a backward
-three times is trusted as a training forward and only re-checked on
-sampled steps, so a training loop pays for the graph hook a few times.
+three times is trusted as a training forward: its later forwards only note
+that the model trained (no graph hook) and are re-checked on sampled steps,
+so a training loop pays for the graph hook a few times. Validation places
+are never trusted, so every validation pass is judged, the first, the
+middle and the last alike; a finding's step is the number of steps
+completed before the forward (0: before training).
 """
 
 from __future__ import annotations
@@ -20,29 +24,21 @@ import torch
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.probes._modules import has_parameters, mode_matters
-from trainwell.runtime.session import sampled
+from trainwell.runtime.probes._modules import first_tensor, has_parameters, mode_matters
 
 _MAX_PENDING = 256
 _TRUSTED_AFTER = 3
 
 
 class _Forward:
-    __slots__ = ("module", "training", "graph", "where", "used", "seq")
+    __slots__ = ("module", "training", "graph", "where", "used", "seq", "step")
 
-    def __init__(self, module: torch.nn.Module, training: bool, graph: bool, where: Location | None, seq: int) -> None:
-        self.module, self.training, self.graph, self.where, self.seq = module, training, graph, where, seq
+    def __init__(self, module: torch.nn.Module, training: bool, graph: bool, where: Location | None, seq: int, step: int) -> None:
+        self.module, self.training, self.graph, self.where, self.seq, self.step = module, training, graph, where, seq, step
         self.used = False
 
     def mark_used(self, grad_outputs: Any) -> None:
         self.used = True
-
-
-def _first_tensor(output: Any) -> torch.Tensor | None:
-    if isinstance(output, torch.Tensor):
-        return output
-    values = output.values() if isinstance(output, dict) else output if isinstance(output, (tuple, list)) else ()
-    return next((v for v in values if isinstance(v, torch.Tensor)), None)
 
 
 class ValidationForward(Probe):
@@ -53,6 +49,9 @@ class ValidationForward(Probe):
         self.pending: list[_Forward] = []
         self.keys: set[tuple[int, Location | None, bool, bool]] = set()
         self.used_count: dict[tuple[int, Location | None], int] = {}  # training forwards seen per place
+        self.trusted_training: dict[int, int] = {}  # id(module) -> seq of its last forward at a trusted place
+        self.trained: set[int] = set()  # id(module) of models that had a training forward
+        self.runs: dict[tuple[int, Location | None], int] = {}  # forwards recorded per place since the last step
 
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
         training = module.training
@@ -61,14 +60,17 @@ class ValidationForward(Probe):
             return  # eval + no_grad: nothing to report whatever it is
         if not has_parameters(module):
             return  # loss modules and other parameter-free callables
-        tensor = _first_tensor(output)
+        tensor = first_tensor(output)
         node = tensor.grad_fn if tensor is not None and grad else None
         if node is None and not (training and mode_matters(module)):
             return
         where = user_location()
-        if node is not None and self.used_count.get((id(module), where), 0) >= _TRUSTED_AFTER and not sampled(self.session.step + 1):
+        session = self.session
+        if node is not None and self.used_count.get((id(module), where), 0) >= _TRUSTED_AFTER and not session.checks(session.step + 1):
+            self.trusted_training[id(module)] = session.tick()  # a training place: this forward trains
             return
-        record = _Forward(module, training, node is not None, where, self.session.tick())
+        self.runs[(id(module), where)] = self.runs.get((id(module), where), 0) + 1
+        record = _Forward(module, training, node is not None, where, session.tick(), session.step)
         if node is not None:
             node.register_prehook(record.mark_used)
         elif len(self.pending) >= _MAX_PENDING or (id(module), where, training, False) in self.keys:
@@ -79,12 +81,15 @@ class ValidationForward(Probe):
             self.pending = [r for r in self.pending if not r.used][-_MAX_PENDING:]
 
     def on_step_pre(self, optimizer: torch.optim.Optimizer, closure: Any) -> None:
+        last_training, self.trusted_training = self.trusted_training, {}
+        self.trained.update(last_training)
+        self.runs = {}
         if not self.pending:
             return
-        last_training: dict[int, int] = {}
         for record in self.pending:
             if record.used:
-                last_training[id(record.module)] = record.seq
+                last_training[id(record.module)] = max(record.seq, last_training.get(id(record.module), -1))
+                self.trained.add(id(record.module))
                 key = (id(record.module), record.where)
                 self.used_count[key] = self.used_count.get(key, 0) + 1
             elif record.graph:
@@ -96,12 +101,20 @@ class ValidationForward(Probe):
         self.keys = set()
 
     def on_finish(self) -> None:
+        # After the last step: the final test of a model that trained. A model that never trained
+        # in a step (a target network, demo or test code) is left alone, and so is one prediction
+        # with autograd on in train mode (a tutorial's plot): TW203 there needs a pass (the place
+        # run twice) or an .eval() that shows an inference pass was meant.
         for record in self.pending:
-            if not record.used:
-                self._report(record)
+            if record.used or id(record.module) not in self.trained:
+                continue
+            once = self.runs.get((id(record.module), record.where), 0) < 2 and record.training
+            self._report(record, graph=record.graph and not once)
         self.pending = []
 
-    def _report(self, record: _Forward) -> None:
+    def _report(self, record: _Forward, graph: bool | None = None) -> None:
+        if record.step + 1 in self.session.cut_steps:
+            return  # its loss was cut (TW108): the output went unused for that reason
         name = type(record.module).__name__
         if record.training and mode_matters(record.module):
             self.session.report(
@@ -110,11 +123,13 @@ class ValidationForward(Probe):
                 "(and updates) batch statistics",
                 record.where,
                 hint="call model.eval() before validating or predicting (and model.train() before training again)",
+                step=record.step,
             )
-        if record.graph:
+        if record.graph if graph is None else graph:
             self.session.report(
                 "TW203",
                 f"validation/inference forward of {name} with autograd on: a graph is built that no backward uses",
                 record.where,
                 hint="wrap validation in `with torch.no_grad():` (or decorate the function with @torch.no_grad())",
+                step=record.step,
             )

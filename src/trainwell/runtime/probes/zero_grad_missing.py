@@ -7,6 +7,9 @@ set to None, not zeroed in place) marks it; if the optimizer then steps on
 it, the step applied the sum of past gradients. Clearing between that
 backward and the step (a GAN's second optimizer clearing before its own
 backward) removes the mark, so only a step on stale gradients is reported.
+A hand-written update is seen after it happened, when the loop may already
+have cleared ``.grad`` by hand: only gradients exactly as the last backward
+left them are remembered for it.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import torch
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.session import sampled
 
 _Record = tuple[torch.Tensor, "weakref.ref[torch.Tensor]", int]
 
@@ -34,10 +36,14 @@ class ZeroGradMissing(Probe):
 
     def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
         info = self.session.info(optimizer)
-        if not sampled(info.steps + 1):
+        if not self.session.checks(info.steps + 1):
             self.untouched.pop(id(optimizer), None)
             return
-        self.untouched[id(optimizer)] = [(p, weakref.ref(p.grad), p.grad._version) for p in info.params if p.grad is not None]
+        records = [(p, weakref.ref(p.grad), p.grad._version) for p in info.params if p.grad is not None]
+        after_backward = getattr(optimizer, "grads_after_backward", None)
+        if after_backward is not None:
+            records = [r for r in records if _as_backward_left(after_backward.get(id(r[0])), r)]
+        self.untouched[id(optimizer)] = records
 
     def on_backward(self, tensors: tuple[torch.Tensor, ...]) -> None:
         self.candidates = [
@@ -87,6 +93,10 @@ class ZeroGradMissing(Probe):
                     hint="call optimizer.zero_grad() once per optimizer step (loop top or after the step)",
                 )
                 return
+
+
+def _as_backward_left(snapshot: tuple[torch.Tensor, int] | None, record: _Record) -> bool:
+    return snapshot is not None and snapshot[0] is record[1]() and snapshot[1] == record[2]
 
 
 def _still_untouched(record: _Record) -> bool:
