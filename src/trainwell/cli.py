@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
+import traceback
 from collections.abc import Sequence
 
 from trainwell import __version__
-from trainwell.errors import TrainwellError
+from trainwell.errors import TrainwellError, internal_error, user_frames
+from trainwell.terminal import paint
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -39,36 +42,76 @@ def _available_subcommands() -> dict[str, object]:
     return modules
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with a usage mistake as one line (the full usage is ``--help`` away)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # "--params -5B" is a value (refused by its own check), not an unknown option.
+        self._negative_number_matcher = re.compile(r"^-\d")
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise TrainwellError(f"{message} (see `{self.prog} --help`)")
+
+
+_DEBUG_HELP = "on an error, also print the full traceback"
+
+
 def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trainwell", description="Train PyTorch models right, and find the silent bugs in training loops.")
-    parser.add_argument("--version", action="version", version=f"trainwell {__version__}")
+    parser = Parser(prog="trainwell", description="Train PyTorch models right, and find the silent bugs in training loops.")
+    parser.add_argument("-V", "--version", action="version", version=f"trainwell {__version__}")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in modules.items():
         help_text = SUBCOMMANDS[name][1]
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(sub)  # type: ignore[attr-defined]
+        sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
         sub.set_defaults(_module=module)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    modules = _available_subcommands()
-    parser = build_parser(modules)
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
+    """Run one subcommand; every error ends here as one line (``--debug``: with its traceback)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = False
     try:
+        modules = _available_subcommands()
+        parser = build_parser(modules)
+        args = parser.parse_args(argv)
+        debug = args.debug
+        if args.command is None:
+            parser.print_help()
+            return 2
+        args._argv = argv  # the launcher of `fit --nproc` re-runs the same command
         return int(args._module.run(args) or 0)
     except TrainwellError as error:
-        print(f"trainwell: error: {error}", file=sys.stderr)
-        return error.exit_code
+        if debug:
+            traceback.print_exc()
+        return _report(str(error), error.exit_code)
     except BrokenPipeError:  # output piped into `head` and closed early
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:
         print("trainwell: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # not a mistake trainwell knows: still one line, unless --debug
+        if debug:
+            traceback.print_exc()
+        if user_frames(error):
+            from trainwell.errors import describe_user_error
+
+            return _report(describe_user_error(error, "your code"), 1)
+        return _report(internal_error(error), 1)
+
+
+def _report(message: str, code: int) -> int:
+    """Print the error; a worker of `fit --nproc` leaves it to the launcher, which prints one."""
+    from trainwell.fit.launch import record_failure
+
+    if not record_failure(message, code):
+        print(f"{paint('trainwell: error:', 'red')} {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

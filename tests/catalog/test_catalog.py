@@ -66,7 +66,7 @@ def test_codes_are_unique_and_well_formed():
 
 def test_codes_match_the_shared_catalog():
     if not SHARED_CATALOG.exists():
-        pytest.skip(f"{SHARED_CATALOG} is not present in this checkout")
+        pytest.skip("the shared bug catalog (shared/bug-catalog.md) is not beside this checkout")
     rows = re.findall(r"^\|\s*(TW\d{3})\s*\|\s*([a-z0-9-]+)\s*\|", SHARED_CATALOG.read_text(encoding="utf-8"), flags=re.M)
     assert dict(rows) == {code: entry.name for code, entry in CATALOG.items()}
 

@@ -58,7 +58,7 @@ def test_hidden_state_is_found_and_the_first_tensor_named(tmp_path):
 
 
 def test_stop_at_must_be_inside_the_run():
-    with pytest.raises(TrainwellError, match="stop_at=10 must be between 1 and steps-1"):
+    with pytest.raises(TrainwellError, match="stop_at=10: must be between 1 and 9"):
         verify_resume(factory(Drifting), data(), steps=10, stop_at=10)
 
 

@@ -60,7 +60,7 @@ def test_model_mode_with_sample_factory_and_freeze(capsys):
     ([], "give --params N"),
     (["--params", "1B", "--model", "x:y"], "either --params"),
     (["--params", "1B", "--hidden", "100", "--heads", "3", "--layers", "2"], "not divisible"),
-    (["--params", "1B", "--batch", "-4", "--seq", "8", "--hidden", "64", "--layers", "2"], "--batch must be"),
+    (["--params", "1B", "--batch", "-4", "--seq", "8", "--hidden", "64", "--layers", "2"], "--batch -4: must be at least 1"),
     (["--params", "1B", "--input-shape", "3,4"], "--input-shape needs --model"),
     (["--model", f"{TINY}:make_broken", "--input-shape", "3,4"],
      "--model factory '.*make_broken' raised ValueError: no weights file"),

@@ -86,15 +86,16 @@ def verify_resume(make_trainer: Callable[[], Any], train_data: Any, steps: int,
     """
     stop_at = steps // 2 + 1 if stop_at is None else stop_at
     if not 0 < stop_at < steps:
-        raise TrainwellError(f"stop_at={stop_at} must be between 1 and steps-1 ({steps - 1})")
+        raise TrainwellError(f"stop_at={stop_at}: must be between 1 and {steps - 1} (steps - 1)")
     started = time.perf_counter()
     with _folder(workdir) as root:
         straight = _run(make_trainer, root / "straight", steps, None, train_data, val_data)
         cut = _run(make_trainer, root / "resumed", steps, stop_at, train_data, val_data)
         if cut.state.step != stop_at:
             raise TrainwellError(
-                f"the interrupted run ended at step {cut.state.step}, not {stop_at}: the run "
-                f"is shorter than stop_at; pass a smaller stop_at or more data/epochs")
+                f"the interrupted run ended at step {cut.state.step}, before stop_at={stop_at} "
+                f"(early stopping, or fewer batches than steps needs); pass "
+                f"stop_at={max(1, cut.state.step - 1)} or less")
         resumed = _run(make_trainer, root / "resumed", steps, None, train_data, val_data,
                        resume=root / "resumed")
         ran = straight.state.step

@@ -14,6 +14,8 @@ from trainwell.errors import TrainwellError
 
 MODEL_ONLY = ("input_shape", "sample", "loss")
 SHAPE = ("batch", "seq", "hidden", "layers", "heads", "vocab", "ffn")
+COUNTS = (*SHAPE, "shard", "top", "accumulate", "lora_rank", "what_if_gpus")  # each at least 1
+MAX_PARAMS = 10**15  # 1000T: far above any model trained today; more is a typo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -62,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.params is not None and args.model is not None:
         raise TrainwellError("give either --params (analytic estimate) or --model (measure one step), not both")
+    _check_settings(args)
     if args.model is None:
         report = _estimate(args)
     else:
@@ -73,6 +76,25 @@ def run(args: argparse.Namespace) -> int:
 
         print(render(report))
     return 0
+
+
+def _check_settings(args: argparse.Namespace) -> None:
+    """Every number in range before anything is computed, each named by its flag."""
+    from trainwell.memory.units import parse_count
+
+    for name in COUNTS:
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise TrainwellError(f"--{name.replace('_', '-')} {value}: must be at least 1")
+    if args.params is not None:
+        negative = args.params.strip().startswith("-")
+        count = 0 if negative else parse_count(args.params, "--params")
+        if not 1 <= count <= MAX_PARAMS:
+            raise TrainwellError(f"--params {args.params}: must be between 1 and 1000T "
+                                 "(a parameter count such as 7B, 1.5M or 350m)")
+    if args.stage not in (None, 0) and args.shard == 1:
+        raise TrainwellError(f"--stage {args.stage} shards over several GPUs: give --shard N "
+                             "(N > 1 GPUs) too, or drop --stage for one GPU")
 
 
 def _estimate(args: argparse.Namespace) -> Any:
