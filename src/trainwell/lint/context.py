@@ -37,6 +37,8 @@ class FileContext(RoleIndex):
         # call returns), never entry points of their own.
         self.nested_functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self.project: Any = None  # the ProjectIndex of the checked tree (lint/index.py), or None: this file alone
+        self.relative_imports: dict[str, tuple[int, str, str]] = {}  # name -> (level, module, attribute)
         self._index()
 
     # -- imports and names -------------------------------------------------
@@ -70,6 +72,9 @@ class FileContext(RoleIndex):
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 for alias in node.names:
                     self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                for alias in node.names:
+                    self.relative_imports[alias.asname or alias.name] = (node.level, node.module or "", alias.name)
             elif isinstance(node, ast.ClassDef):
                 self.classes.setdefault(node.name, node)
                 self.methods.setdefault(node.name, {})
@@ -88,8 +93,25 @@ class FileContext(RoleIndex):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in top_level:
                 self.nested_functions.setdefault(node.name, node)
 
+    def home(self, node: ast.AST | None) -> FileContext:
+        """The file ``node`` was written in: this one, or another file of the project whose helper is being walked."""
+        if self.project is None or node is None:
+            return self
+        return self.project.owner(node) or self
+
+    def members(self, scope: ast.AST) -> list[ast.AST]:
+        """The nodes of a function's (or module's) own body, in whichever file of the project it is."""
+        found = self.scope_members.get(id(scope))
+        if found is None and self.project is not None:
+            home = self.project.owner(scope)
+            found = home.scope_members.get(id(scope)) if home is not None else None
+        return found or []
+
     def qualname(self, node: ast.AST | None) -> str | None:
         """``torch.nn.CrossEntropyLoss`` for ``nn.CrossEntropyLoss`` after ``from torch import nn``."""
+        home = self.home(node)
+        if home is not self:
+            return home.qualname(node)
         key = key_of(node)
         if key is None:
             return None
@@ -153,7 +175,10 @@ class FileContext(RoleIndex):
 
     # -- findings ------------------------------------------------------------
     def finding(self, code: str, node: ast.AST, message: str, hint: str, fix: Fix | None = None, preview: bool = False) -> Finding:
-        """A finding at ``node`` (1-based columns); ``preview`` when not every premise is proven."""
+        """A finding at ``node`` (1-based columns), in the file that holds it; ``preview`` when not every premise is proven."""
+        home = self.home(node)
+        if home is not self:
+            return home.finding(code, node, message, hint, fix, preview)
         line, end_line = node.lineno, getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
         end_col = getattr(node, "end_col_offset", None)
         return Finding(
@@ -200,4 +225,4 @@ class FileContext(RoleIndex):
 
     def text(self, node: ast.AST) -> str:
         """The source text of ``node`` as the user wrote it (unparsed when that fails)."""
-        return ast.get_source_segment(self.source, node) or ast.unparse(node)
+        return ast.get_source_segment(self.home(node).source, node) or ast.unparse(node)

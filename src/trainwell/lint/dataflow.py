@@ -25,7 +25,7 @@ _REWRAP = {"tensor", "as_tensor", "from_numpy", "scalar_tensor"}
 
 def scope_nodes(ctx: FileContext, scope: ast.AST) -> list[ast.AST]:
     """Every node of ``scope``'s own body (a function's or the module's), not inside nested functions or classes."""
-    return ctx.scope_members.get(id(scope), [])
+    return ctx.members(scope)
 
 
 def definitions(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, ast.AST]]]:
@@ -152,11 +152,14 @@ class Graph:
         return result
 
     def _helper(self, func: ast.expr) -> ast.AST | None:
-        if isinstance(func, ast.Name):
-            return self.ctx.functions.get(func.id) or self.ctx.nested_functions.get(func.id)
+        """A function whose returns the analysis can read: of this file, or of another file of the project."""
+        home = self.ctx.home(func)
+        if isinstance(func, ast.Name) and (func.id in home.functions or func.id in home.nested_functions):
+            return home.functions.get(func.id) or home.nested_functions.get(func.id)
         if isinstance(func, ast.Attribute) and key_of(func.value) == "self":
-            return next((ms[func.attr] for ms in self.ctx.methods.values() if func.attr in ms), None)
-        return None
+            return next((ms[func.attr] for ms in home.methods.values() if func.attr in ms), None)
+        found = self.ctx.project.function(home, func) if self.ctx.project is not None else None
+        return found[1] if found is not None else None
 
     def _call(self, call: ast.Call, depth: int) -> bool:
         func = call.func

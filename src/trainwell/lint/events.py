@@ -31,6 +31,9 @@ ESCAPE = "escape"  # an optimizer or model handed to a call we cannot see into
 # Event.grad: True (autograd on by default), False (no_grad / inference_mode), None (a helper whose callers we
 # cannot see), ENABLED (switched on on purpose: `torch.enable_grad()`, gradients with respect to inputs).
 ENABLED = "enabled"
+# Event.via of a ZERO_GRAD that clears tensors one by one (`p.grad = None`, `p.grad.zero_()`, a helper): it may
+# clear only some of them on purpose (a frozen layer), so it silences TW101 but never proves TW102.
+PER_TENSOR = "per-tensor"
 
 FUNCTIONAL_LOSSES = {
     "cross_entropy": "CrossEntropyLoss", "nll_loss": "NLLLoss", "binary_cross_entropy_with_logits": "BCEWithLogitsLoss",
@@ -51,6 +54,7 @@ class Frame:
     iter_key: str | None = None
     events: list[Event] = field(default_factory=list)
     children: list[Frame] = field(default_factory=list)
+    entry_conds: tuple[tuple[int, bool], ...] = ()  # the `if` branches the loop itself sits in
 
     def has(self, kind: str) -> bool:
         return any(e.kind == kind for e in self.events)
@@ -133,7 +137,7 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
         if name == "zero_grad":
             return ZERO_GRAD, key, None, None
         if name == "zero_" and isinstance(receiver, ast.Attribute) and receiver.attr == "grad":
-            return ZERO_GRAD, None, None, None
+            return ZERO_GRAD, None, None, PER_TENSOR
         if name == "backward":
             if isinstance(receiver, ast.Call) and method_name(receiver) == "scale" and receiver.args:
                 return BACKWARD, subst_key(receiver.func.value, subst), receiver.args[0], "scaler"  # type: ignore[attr-defined]
@@ -173,7 +177,7 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
     if is_clip(call):
         return CLIP, None, None, None
     if isinstance(func, ast.Name) and func.id.endswith("zero_grad"):
-        return ZERO_GRAD, None, None, None  # a helper such as `zero_grad(params)`: it may clear anything
+        return ZERO_GRAD, None, None, PER_TENSOR  # a helper such as `zero_grad(params)`: it may clear anything
     key = subst_key(func, subst)
     raw = key_of(func)
     if key is not None:

@@ -193,6 +193,7 @@ class Analysis(Ownership):
         if not isinstance(loop, ast.While):
             iter_key = subst_key(self._unwrap_iter(loop.iter), env.subst)
         frame = Frame(loop, parent, "loop", iter_key)
+        frame.entry_conds = self.conds
         if self.track_modes:  # first pass: what does one iteration leave behind?
             entry = dict(self.modes)
             self.recording, self.frame = False, frame
@@ -223,7 +224,7 @@ class Analysis(Ownership):
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if isinstance(target, ast.Attribute) and target.attr == "grad" and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
-                    self._emit(ev.ZERO_GRAD, stmt, None, env)
+                    self._emit(ev.ZERO_GRAD, stmt, None, env, via=None if self._clears_all(target) else ev.PER_TENSOR)
                 key = subst_key(target, env.subst)
                 if key is not None:
                     self._emit(ev.ASSIGN, stmt, key, env, arg=stmt.value)
@@ -239,6 +240,14 @@ class Analysis(Ownership):
                             self._set_mode(key, frozenset({UNKNOWN}))
         elif isinstance(stmt, ast.AugAssign):
             self._emit(ev.AUG, stmt, subst_key(stmt.target, env.subst), env, arg=stmt.value)
+
+    def _clears_all(self, target: ast.Attribute) -> bool:
+        """``for p in model.parameters(): p.grad = None`` with no ``if`` between: every gradient, not a chosen few."""
+        frame = self.frame
+        loop = frame.node if frame is not None else None
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or self.conds != frame.entry_conds:  # type: ignore[union-attr]
+            return False
+        return method_name(loop.iter) in ("parameters",) and key_of(target.value) == key_of(loop.target)
 
     # -- calls -----------------------------------------------------------------
     def _calls(self, node: ast.AST, env: Env) -> None:
@@ -259,19 +268,28 @@ class Analysis(Ownership):
         if target is not None:
             self._inline(target[0], call, env, target[1], bind=True)
             return
-        for arg in call.args:
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
             key = subst_key(arg, env.subst)
             if key is not None and (self.ctx.is_optimizer(key) or self.ctx.is_model(key)):
                 self._emit(ev.ESCAPE, call, key, env)
+                if self.ctx.is_model(key):
+                    self._set_mode(key, frozenset({UNKNOWN}))  # a callable we cannot see may switch its mode
 
     def _resolve(self, call: ast.Call, env: Env) -> tuple[Function, str | None] | None:
+        """The function a call runs: a nested def, a function or method of this file, or a function of another file
+        of the project (walked in its own file's names)."""
         func = call.func
+        if isinstance(func, ast.Name) and func.id in env.local_defs:
+            return env.local_defs[func.id], env.cls
+        home = self.ctx.home(env.scope)
+        if home is not self.ctx:  # inside another file's helper: its own functions, and what it imports
+            if isinstance(func, ast.Name) and func.id in home.functions:
+                return home.functions[func.id], None
+            return self._project_function(home, func)
         if isinstance(func, ast.Name):
-            if func.id in env.local_defs:
-                return env.local_defs[func.id], env.cls
             if func.id in self.ctx.functions:
                 return self.ctx.functions[func.id], None
-            return None
+            return self._project_function(self.ctx, func)
         if not isinstance(func, ast.Attribute):
             return None
         value = func.value
@@ -282,10 +300,16 @@ class Analysis(Ownership):
             cls = key_of(value.func)
         else:
             cls = self.ctx.instances.get(key_of(value) or "")
-        if cls is None or self.ctx.is_module_class(cls) and func.attr == "forward":
+        if cls is None:
+            return self._project_function(self.ctx, func)  # `engine.train_one_epoch(...)` after `import engine`
+        if self.ctx.is_module_class(cls) and func.attr == "forward":
             return None
         method = self._method(cls, func.attr, frozenset())
         return (method, cls) if method is not None else None
+
+    def _project_function(self, home: FileContext, func: ast.expr) -> tuple[Function, None] | None:
+        found = self.ctx.project.function(home, func) if self.ctx.project is not None else None
+        return (found[1], None) if found is not None else None
 
     def _method(self, cls: str, name: str, seen: frozenset[str]) -> Function | None:
         if cls in seen or cls not in self.ctx.methods:

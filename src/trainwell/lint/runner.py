@@ -21,6 +21,7 @@ from trainwell.lint import config as config_mod
 from trainwell.lint import source_file
 from trainwell.lint.cache import FOLDER_NAME, Cache, dependency_digest
 from trainwell.lint.context import FileContext
+from trainwell.lint.index import ProjectIndex
 from trainwell.lint.rules import all_rules
 from trainwell.lint.suppress import suppressed
 from trainwell.diagnostic import Finding
@@ -78,30 +79,34 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max(error.offset or 1, 1))]
     except (ValueError, RecursionError, MemoryError) as error:
         return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
-    ctx = FileContext(path, source, tree, target_version)
-    ctx.project = project
+    ctx = project.context(Path(path), source, tree) if project is not None else None
+    if ctx is None:
+        ctx = FileContext(path, source, tree, target_version)
+    ctx.target_version = target_version
     findings: list[Finding] = []
     problems: list[Problem] = []
     if not force and not ctx.uses_torch:
         return findings, problems
     rules = all_rules()
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, str, int, int]] = set()
     for code in sorted(codes):
         rule = rules.get(code)
         if rule is None:
             continue
         try:
             for finding in rule.check(ctx):
-                where = (finding.code, finding.line, finding.column)
+                where = (finding.code, finding.path, finding.line, finding.column)
                 if where in seen:
                     continue
                 seen.add(where)
-                text = ctx.lines[finding.line - 1] if 0 < finding.line <= len(ctx.lines) else ""
+                lines = ctx.lines if finding.path == path else project.lines_of(finding.path)
+                text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
                 if (preview or not finding.preview) and not suppressed(text, finding.code):
                     findings.append(finding)
         except Exception as error:  # one rule failing on one file must not stop the run
             problems.append(Problem("internal-error", path, f"{type(error).__name__}: {error}", rule=code))
-    findings.sort(key=lambda f: (f.line, f.column, f.code))
+    ctx.__dict__.pop("analysis", None)  # the loop model is per checked file; the parsed file stays for its importers
+    findings.sort(key=lambda f: (f.path != path, f.path, f.line, f.column, f.code))
     return findings, problems
 
 
@@ -171,10 +176,13 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     if isinstance(target_version, str):
         target_version = config_mod.parse_version(target_version, "--target-version")
     preview = config.preview if preview is None else preview
-    project = None  # the project index, once there is one (cache.dependency_digest reads it)
+    files = discover(paths, config.exclude, config.root)
+    roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
+    project = ProjectIndex(files, roots, target_version or config.target_version or config_mod.DEFAULT_TARGET)
     store = Cache(Path(cache_dir) if cache_dir else config.cache_dir or (config.root or Path.cwd()) / FOLDER_NAME) if cache else None
     report = Report()
-    for path in discover(paths, config.exclude, config.root):
+    reported: set[tuple[str, str, int, int]] = set()  # a helper's finding is seen from each file that calls it: once
+    for path in files:
         name = str(path)
         try:
             data, source = source_file.read(path)
@@ -193,7 +201,11 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         findings, problems = cached or check_source(source, name, codes, target, force, preview, project)
         if store and cached is None:
             store.put(key, name, findings, problems)
-        report.findings.extend(findings)
+        for finding in findings:
+            where = (finding.code, finding.path, finding.line, finding.column)
+            if where not in reported:
+                reported.add(where)
+                report.findings.append(finding)
         report.problems.extend(problems)
     if store:
         store.save()

@@ -14,7 +14,7 @@ CODE = "TW102"
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     analysis = ctx.analysis
-    for zero in (e for e in analysis.events if e.kind == ev.ZERO_GRAD):
+    for zero in (e for e in analysis.events if e.kind == ev.ZERO_GRAD and e.via != ev.PER_TENSOR):
         frame = analysis.enclosing(zero, (ev.STEP, ev.BACKWARD))
         if frame is None:
             continue

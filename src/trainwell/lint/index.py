@@ -1,0 +1,165 @@
+"""The project: the files of the checked tree, and imports resolved inside it.
+
+A training script usually calls helpers from its own project
+(``from engine import train_one_epoch``). The index finds the file an import
+names the way Python would from the importing file (its folder, then each
+folder above it, up to the checked root; relative imports from the package),
+parses it once, and hands its functions to the loop model, which walks them as
+if they were local. Whatever resolves outside the tree (installed libraries,
+missing files) stays unknown, and unknown silences a rule.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import warnings
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable
+
+from trainwell.lint.context import FileContext
+from trainwell.lint.syntax import key_of
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+MAX_MODULE_BYTES = 2_000_000  # a generated file this large holds no helper worth inlining
+
+
+class ProjectIndex:
+    """The checked tree's Python files, parsed on demand, and the owner of every node parsed through it."""
+
+    def __init__(self, files: Iterable[Path], roots: Iterable[Path], target_version: tuple[int, int]) -> None:
+        self._files = {p.resolve(): p for p in files}
+        self._roots = [r.resolve() for r in roots]
+        self._target = target_version
+        self._contexts: dict[Path, FileContext | None] = {}
+        self._owner: dict[int, FileContext] = {}
+        self._digests: dict[str, str] = {}
+        self._modules: dict[tuple[Path, str, int], Path | None] = {}
+
+    # -- files ---------------------------------------------------------------
+    def context(self, path: Path, source: str | None = None, tree: ast.Module | None = None) -> FileContext | None:
+        """The parsed file at ``path`` (inside the tree), or None when it cannot be read or parsed."""
+        path = path.resolve()
+        if path in self._contexts:
+            return self._contexts[path]
+        ctx = None
+        try:
+            if source is None:
+                if path.stat().st_size > MAX_MODULE_BYTES:
+                    raise ValueError("too large")
+                source = path.read_text(encoding="utf-8")
+            if tree is None:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(source)
+            ctx = FileContext(str(self._files.get(path, path)), source, tree, self._target)
+            ctx.project = self
+            for node in ctx.nodes:
+                self._owner[id(node)] = ctx
+        except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+            ctx = None
+        self._contexts[path] = ctx
+        return ctx
+
+    def lines_of(self, path: str) -> list[str]:
+        """The lines of a file of the tree (for ``# noqa`` on a finding in a helper of another file)."""
+        ctx = self.context(Path(path))
+        return ctx.lines if ctx is not None else []
+
+    def owner(self, node: ast.AST) -> FileContext | None:
+        """The file a node parsed through the index belongs to."""
+        return self._owner.get(id(node))
+
+    # -- imports -----------------------------------------------------------------
+    def module_file(self, importer: FileContext, module: str, level: int = 0) -> Path | None:
+        """The file of the tree that ``import module`` names from ``importer``'s file, or None."""
+        here = Path(importer.path).resolve().parent
+        memo = (here, module, level)
+        if memo not in self._modules:
+            self._modules[memo] = self._find(here, module, level)
+        return self._modules[memo]
+
+    def _find(self, here: Path, module: str, level: int) -> Path | None:
+        parts = module.split(".") if module else []
+        if level:
+            base = here
+            for _ in range(level - 1):
+                base = base.parent
+            return self._existing(base, parts)
+        folder = here
+        while True:
+            found = self._existing(folder, parts)
+            if found is not None:
+                return found
+            if any(folder == root for root in self._roots) or folder.parent == folder:
+                return None
+            folder = folder.parent
+
+    def _existing(self, base: Path, parts: list[str]) -> Path | None:
+        if not parts:
+            candidate = base / "__init__.py"
+            return candidate if candidate in self._files else None
+        for candidate in (base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts, "__init__.py")):
+            if candidate in self._files:
+                return candidate
+        return None
+
+    def function(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, Function] | None:
+        """The function of another file of the tree that a call's callee names (``train_one_epoch``, ``engine.evaluate``)."""
+        name = key_of(func)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        imported = importer.relative_imports.get(head)
+        if imported is not None:
+            level, module, attr = imported
+        elif head in importer.imports:
+            full = importer.imports[head] + ("." + rest if rest else "")
+            module, _, attr = full.rpartition(".")
+            level = 0
+            rest = ""
+        else:
+            return None
+        if rest:  # `import engine` then `engine.train_one_epoch(...)`: the attribute is the function
+            module, attr = ".".join(p for p in (module, attr) if p), rest
+        if "." in attr or not module and not level:
+            return None
+        path = self.module_file(importer, module, level)
+        target = self.context(path) if path is not None else None
+        if target is None or target is importer:
+            return None
+        fn = target.functions.get(attr)
+        return (target, fn) if fn is not None else None
+
+    # -- the cache's view --------------------------------------------------------
+    def dependency_digest(self, path: str) -> str:
+        """A digest of the tree's files that ``path`` imports, directly or through them (the cache's key)."""
+        if path in self._digests:
+            return self._digests[path]
+        digest = hashlib.sha256()
+        todo, seen = [Path(path).resolve()], set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            ctx = self.context(current)
+            if ctx is None:
+                continue
+            if current != Path(path).resolve():
+                digest.update(str(current).encode() + b"\0" + hashlib.sha256(ctx.source.encode()).digest())
+            todo.extend(self._imported_files(ctx))
+        self._digests[path] = digest.hexdigest()
+        return self._digests[path]
+
+    def _imported_files(self, ctx: FileContext) -> list[Path]:
+        found = []
+        for node in ctx.tree.body:
+            if isinstance(node, ast.Import):
+                found += [self.module_file(ctx, alias.name) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = self.module_file(ctx, node.module or "", node.level)
+                found.append(base)
+                found += [self.module_file(ctx, ".".join(p for p in (node.module or "", a.name) if p), node.level) for a in node.names]
+        return [p for p in found if p is not None]

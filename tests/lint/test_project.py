@@ -1,0 +1,89 @@
+"""The project index: helpers of other files of the checked tree are walked like local ones."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from trainwell.lint.runner import run
+
+ENGINE = '''
+import torch
+
+
+def train_one_epoch(model, loader, optimizer):
+    model.train()
+    for x, y in loader:
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+def accuracy(logits, y):
+    return (logits.argmax(1) == y).float().mean().item()
+'''
+
+MAIN = '''
+import torch
+from torch import nn
+from engine import train_one_epoch, accuracy
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(4, 4), torch.randint(0, 2, (4,)))]
+total = 0.0
+for epoch in range(3):
+    train_one_epoch(model, data, optimizer)
+    for x, y in data:
+        total += accuracy(model(x), y)
+'''
+
+
+def _tree(tmp_path: Path, engine: str = ENGINE, main: str = MAIN) -> Path:
+    (tmp_path / "engine.py").write_text(textwrap.dedent(engine))
+    (tmp_path / "main.py").write_text(textwrap.dedent(main))
+    return tmp_path
+
+
+def test_a_bug_in_a_helper_of_another_file_is_reported_there(tmp_path):
+    root = _tree(tmp_path)
+    findings = [f for f in run([root]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+def test_the_helper_alone_proves_nothing(tmp_path):
+    root = _tree(tmp_path)
+    assert [f.code for f in run([root / "engine.py"]).findings] == []
+
+
+def test_a_number_returned_by_a_helper_of_another_file_is_not_a_kept_graph(tmp_path):
+    root = _tree(tmp_path)
+    assert not [f for f in run([root]).findings if f.code == "TW204"]
+
+
+def test_a_tensor_returned_by_a_helper_of_another_file_is_a_kept_graph(tmp_path):
+    root = _tree(tmp_path, engine=ENGINE.replace(".float().mean().item()", " * 1.0 + logits.sum()"))
+    findings = [f for f in run([root]).findings if f.code == "TW204"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("main.py", 13)]
+
+
+def test_a_package_helper_resolves_through_a_relative_import(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "engine.py").write_text(textwrap.dedent(ENGINE))
+    (package / "main.py").write_text(textwrap.dedent(MAIN).replace("from engine import", "from .engine import"))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+def test_the_cache_key_changes_when_an_imported_file_changes(tmp_path):
+    from trainwell.lint.index import ProjectIndex
+
+    root = _tree(tmp_path)
+    files = [root / "engine.py", root / "main.py"]
+    before = ProjectIndex(files, [root], (2, 4)).dependency_digest(str(root / "main.py"))
+    (root / "engine.py").write_text(textwrap.dedent(ENGINE) + "\n# edited\n")
+    after = ProjectIndex(files, [root], (2, 4)).dependency_digest(str(root / "main.py"))
+    unrelated = ProjectIndex(files, [root], (2, 4)).dependency_digest(str(root / "engine.py"))
+    assert before != after and unrelated == ProjectIndex(files, [root], (2, 4)).dependency_digest(str(root / "engine.py"))
