@@ -9,8 +9,6 @@ PyTorch or the standard library in between: ``describe_user_error``.
 from __future__ import annotations
 
 import os
-import site
-import sysconfig
 import traceback
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,6 +28,9 @@ class TrainwellError(Exception):
 
 def _library_roots() -> tuple[str, ...]:
     """Folders whose code is not the user's: trainwell, the standard library, installed packages."""
+    import site
+    import sysconfig
+
     paths = sysconfig.get_paths()
     roots = {str(Path(__file__).resolve().parent)}
     roots.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths)
