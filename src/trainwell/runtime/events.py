@@ -10,7 +10,7 @@ Events and their arguments:
 - ``zero_grad(owner, set_to_none)``: ``Optimizer.zero_grad`` or ``Module.zero_grad``;
 - ``step_pre(optimizer, closure)`` / ``step_post(optimizer)``: every optimizer step;
 - ``scheduler_step(scheduler)``: a user's ``scheduler.step()`` (not the one in its constructor);
-- ``clip(parameters)``: ``clip_grad_norm_`` / ``clip_grad_value_`` before they run;
+- ``clip(parameters)`` / ``clip_done(parameters)``: ``clip_grad_norm_`` / ``clip_grad_value_`` before and after they run;
 - ``scaler_scale(scaler, loss, scaled)``, ``scaler_unscale(scaler, optimizer)``, ``scaler_update(scaler)``;
 - ``loader_init(loader, args, kwargs)``: a DataLoader was built (with the arguments the user gave);
 - ``loader_iter(loader)``, ``loader_wait(loader, seconds)``: a DataLoader pass starts, a batch arrived;
@@ -37,6 +37,7 @@ EVENTS = (
     "step_post",
     "scheduler_step",
     "clip",
+    "clip_done",
     "scaler_scale",
     "scaler_unscale",
     "scaler_update",

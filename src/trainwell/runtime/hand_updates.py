@@ -3,9 +3,10 @@
 
 After a backward, while no optimizer has stepped yet, the parameters that
 hold gradients are remembered with their version counters (an in-place
-write under ``no_grad`` bumps them; no value is read), plus a copy of the
-smallest one: ``p.data`` writes bypass the counter, so for them the copy is
-compared. The first event after the update (the next forward, backward,
+write under ``no_grad`` bumps them; no value is read). ``p.data`` writes
+bypass the counter, so for them values are compared: on checked steps the
+norm of every parameter (which ones the loop updates), on the others a copy
+of the smallest parameter the loop updated last time. The first event after the update (the next forward, backward,
 ``zero_grad``, clip, or the end of the run) sees the change and emits
 ``step_pre``/``step_post`` for a ``HandWrittenUpdate`` that stands for the
 optimizer, so every probe counts and judges that step like an optimizer's.
@@ -48,7 +49,9 @@ class HandUpdates:
         self.bus: Bus | None = None
         self.update = HandWrittenUpdate()
         self.watched: list[tuple[torch.Tensor, int]] = []
-        self.copy: tuple[torch.Tensor, torch.Tensor] | None = None
+        self.norms: torch.Tensor | None = None  # every watched parameter's norm (checked steps)
+        self.copy: tuple[torch.Tensor, torch.Tensor] | None = None  # (parameter, its values) otherwise
+        self.updated: set[int] = set()  # id(param) the last .data update changed
         self.armed = False
         self.off = False
         self.idle = 0
@@ -69,8 +72,13 @@ class HandUpdates:
             return
         self.watched = [(p, p._version) for p in params]
         self.update.grads_after_backward = {id(p): (p.grad, p.grad._version) for p in params}  # type: ignore[misc]
-        smallest = min(params, key=lambda p: p.numel())
-        self.copy = (smallest, smallest.detach().clone())
+        known = [p for p in params if id(p) in self.updated]
+        self.norms, self.copy = None, None
+        if known and not session.checks(session.step + 1):
+            smallest = min(known, key=lambda p: p.numel())
+            self.copy = (smallest, smallest.detach().clone())
+        else:
+            self.norms = _norms(params)
         self.armed, self.idle = True, 0
         self.backward_at = user_location()
 
@@ -94,6 +102,16 @@ class HandUpdates:
     def on_clip(self, params: list[torch.Tensor]) -> None:
         self._check()
 
+    def on_clip_done(self, params: list[torch.Tensor]) -> None:
+        if self.armed:  # clipping rewrites the gradients the update is about to apply
+            self.update.grads_after_backward = {id(p): (p.grad, p.grad._version) for p, _ in self.watched if p.grad is not None}  # type: ignore[misc]
+
+    def on_train_mode(self, module: torch.nn.Module, mode: bool) -> None:
+        self._check()  # the evaluation that follows an update starts with .eval()
+
+    def on_loader_iter(self, loader: Any) -> None:
+        self._check()
+
     def on_finish(self) -> None:
         self._check()
 
@@ -101,12 +119,18 @@ class HandUpdates:
         if not self.armed:
             return
         changed = [p for p, version in self.watched if p._version != version]
-        if not changed:
-            param, copy = self.copy  # type: ignore[misc]
-            if torch.equal(param.detach(), copy):
+        if not changed:  # a .data update, or none yet
+            params = [p for p, _ in self.watched]
+            if self.norms is not None:
+                differs = (~torch.isclose(_norms(params), self.norms, rtol=0, atol=0, equal_nan=True)).tolist()
+                changed = [p for p, moved in zip(params, differs) if moved]
+                self.updated = {id(p) for p in changed}
+            elif self.copy is not None and not torch.allclose(self.copy[0].detach(), self.copy[1], rtol=0, atol=0, equal_nan=True):
+                changed = [p for p in params if id(p) in self.updated]
+            if not changed:
                 return
-            changed = [p for p, _ in self.watched]  # a .data update: every parameter with a gradient takes part
         self.armed = False
+        self.updated = {id(p) for p in changed}
         self.update.param_groups[0]["params"] = changed
         info = self.session.info(self.update)  # type: ignore[arg-type]
         info.refresh(self.update)  # type: ignore[arg-type]
@@ -115,3 +139,7 @@ class HandUpdates:
         assert self.bus is not None
         emit(self.bus.step_pre, self.update, None)
         emit(self.bus.step_post, self.update)
+
+
+def _norms(params: list[torch.Tensor]) -> torch.Tensor:
+    return torch.stack([n.float() for n in torch._foreach_norm([p.detach() for p in params])])

@@ -157,7 +157,9 @@ def _patch_clip(bus: Bus) -> list[Handle]:
         def clip(parameters: Any, *args: Any, __original: Callable[..., Any] = original, **kwargs: Any) -> Any:
             params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
             _emit(bus.clip, params)
-            return __original(params, *args, **kwargs)
+            result = __original(params, *args, **kwargs)
+            _emit(bus.clip_done, params)
+            return result
 
         functools.update_wrapper(clip, original)
         for module in (torch.nn.utils.clip_grad, torch.nn.utils):
@@ -319,7 +321,7 @@ _INSTALLERS: list[tuple[tuple[str, ...], Callable[[Bus], Handle | list[Handle]]]
     (("zero_grad",), _patch_zero_grad),
     (("step_pre", "step_post"), _optimizer_step_hooks),
     (("scheduler_step",), _patch_schedulers),
-    (("clip",), _patch_clip),
+    (("clip", "clip_done"), _patch_clip),
     (("scaler_scale", "scaler_unscale", "scaler_update"), _patch_grad_scaler),
     (("loader_init", "loader_iter", "loader_wait"), _patch_dataloader),
     (("load",), _patch_load),

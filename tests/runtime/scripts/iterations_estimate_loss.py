@@ -38,7 +38,7 @@ class TinyLM(nn.Module):
         pass  # inject[TW301]: logits = logits.softmax(-1)
         if targets is None:
             return logits, None
-        loss = F.cross_entropy(logits.view(-1, vocab), targets.view(-1))  # inject[TW303]: loss = F.nll_loss(logits.view(-1, vocab), targets.view(-1))  # expect[TW301]: 1  # expect[TW303]: 1
+        loss = F.cross_entropy(logits.view(-1, vocab), targets.view(-1))  # inject[TW303]: loss = F.nll_loss(logits.view(-1, vocab), targets.view(-1))  # expect[TW301]: 0  # expect[TW303]: 0
         return logits, loss
 
 

@@ -77,7 +77,8 @@ class LossInputKind(Probe):
                 code, flag = "TW301", looks_like_probabilities(kind, x)
         if flag is not None:
             where = user_location()
-            self.first_step.setdefault((code, where), self.session.step + 1)
+            between_steps = not torch.is_grad_enabled()  # an evaluation: numbered by the steps completed
+            self.first_step.setdefault((code, where), self.session.step + (0 if between_steps else 1))
             self.waiting.append((self.session.step, code, where, flag, kind))
 
     def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
