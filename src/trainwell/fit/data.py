@@ -34,6 +34,7 @@ from torch.utils.data import (
 )
 
 from trainwell.errors import TrainwellError
+from trainwell.fit.step import TARGET_KEYS
 
 
 def move_to(batch: Any, device: torch.device, non_blocking: bool = False) -> Any:
@@ -311,6 +312,11 @@ def make_source(data: Any, batch_size: int, device: torch.device, shuffle: bool,
     )
 
 
+# CrossEntropyLoss and NLLLoss ignore this target by default: padded target positions get it,
+# so they never count as a real class (TW305). Inputs keep ``padding_value``.
+IGNORE_INDEX = -100
+
+
 def pad_collate(samples: Sequence[Any], padding_value: float = 0,
                 key: str | None = None) -> dict[str, torch.Tensor]:
     """Collate variable-length sequences by padding to the longest one in the batch.
@@ -318,13 +324,17 @@ def pad_collate(samples: Sequence[Any], padding_value: float = 0,
     Each sample is a tensor ``(length, ...)``, a tuple ``(sequence, target)`` or a
     dict whose ``key`` (default ``"input_ids"``) entry is the sequence. Returns a
     dict with ``inputs`` (or ``key``), ``lengths``, ``attention_mask`` (1 = real
-    token) and, when present, ``labels`` (stacked) or any other dict entry
-    (padded if it is a sequence of the same length, stacked otherwise).
+    token) and, when present, ``labels`` or any other dict entry: stacked, or,
+    when it is a sequence as long as the input, padded. Padded targets
+    (``labels``, ``label``, ``y``, ``target``) get ``IGNORE_INDEX`` (-100), the
+    value cross-entropy ignores by default; other entries get 0.
 
     Example:
         >>> b = pad_collate([torch.tensor([1, 2, 3]), torch.tensor([4])])
         >>> b["inputs"].tolist(), b["lengths"].tolist()
         ([[1, 2, 3], [4, 0, 0]], [3, 1])
+        >>> pad_collate([(torch.tensor([1, 2]), torch.tensor([5, 6])), (torch.tensor([3]), torch.tensor([7]))])["labels"].tolist()
+        [[5, 6], [7, -100]]
     """
     if not samples:
         raise TrainwellError("pad_collate got an empty batch")
@@ -334,19 +344,25 @@ def pad_collate(samples: Sequence[Any], padding_value: float = 0,
         seqs = [torch.as_tensor(s[key]) for s in samples]
         out = _pad(seqs, padding_value, key)
         for name in first:
-            if name == key:
-                continue
-            vals = [torch.as_tensor(s[name]) for s in samples]
-            same_len = all(v.dim() and v.shape[0] == q.shape[0] for v, q in zip(vals, seqs))
-            out[name] = (torch.nn.utils.rnn.pad_sequence(vals, batch_first=True, padding_value=0)
-                         if same_len and len({v.shape[0] for v in vals}) > 1 else torch.stack(vals))
+            if name != key:
+                out[name] = _per_sample(name, [torch.as_tensor(s[name]) for s in samples], seqs)
         return out
     if isinstance(first, (tuple, list)):
-        out = _pad([torch.as_tensor(s[0]) for s in samples], padding_value, key or "inputs")
+        seqs = [torch.as_tensor(s[0]) for s in samples]
+        out = _pad(seqs, padding_value, key or "inputs")
         if len(first) > 1:
-            out["labels"] = torch.stack([torch.as_tensor(s[1]) for s in samples])
+            out["labels"] = _per_sample("labels", [torch.as_tensor(s[1]) for s in samples], seqs)
         return out
     return _pad([torch.as_tensor(s) for s in samples], padding_value, key or "inputs")
+
+
+def _per_sample(name: str, values: list[torch.Tensor], seqs: list[torch.Tensor]) -> torch.Tensor:
+    """Stack one entry of every sample; pad it when it is per token and the lengths differ."""
+    per_token = all(v.dim() and v.shape[0] == q.shape[0] for v, q in zip(values, seqs))
+    if per_token and len({v.shape[0] for v in values}) > 1:
+        fill = IGNORE_INDEX if name in TARGET_KEYS else 0
+        return torch.nn.utils.rnn.pad_sequence(values, batch_first=True, padding_value=fill)
+    return torch.stack(values)
 
 
 def _pad(seqs: list[torch.Tensor], padding_value: float, name: str) -> dict[str, torch.Tensor]:

@@ -24,12 +24,17 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from trainwell.errors import TrainwellError
 from trainwell.fit.precision import Precision
 from trainwell.fit.schedule import Schedule
 
 TARGET_KEYS = ("labels", "label", "y", "target")
+# Losses that compare input and target element by element, and so broadcast silently
+# (a UserWarning at most) when the shapes differ: [N, 1] against [N] becomes an [N, N] grid.
+_ELEMENTWISE_MODULES = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
+_ELEMENTWISE_FUNCTIONS = (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss)
 
 
 def split_batch(batch: Any, has_loss_fn: bool) -> tuple[tuple, dict, Any]:
@@ -64,6 +69,39 @@ def loss_of_outputs(outputs: Any) -> torch.Tensor:
     return loss
 
 
+def same_shape_loss(loss_fn: Callable | None) -> Callable | None:
+    """``loss_fn``, refusing input/target shapes that differ when it is an element-wise loss (TW304).
+
+    Any other loss (cross-entropy takes [N, C] against [N] on purpose, a user's
+    callable may broadcast deliberately) is returned unchanged.
+    """
+    if isinstance(loss_fn, _ELEMENTWISE_MODULES) or any(loss_fn is f for f in _ELEMENTWISE_FUNCTIONS):
+        return _SameShape(loss_fn)
+    return loss_fn
+
+
+class _SameShape:
+    """An element-wise loss that raises on differing shapes instead of broadcasting them."""
+
+    def __init__(self, loss_fn: Callable) -> None:
+        self.loss_fn = loss_fn
+        self.name = type(loss_fn).__name__ if isinstance(loss_fn, nn.Module) else loss_fn.__name__
+
+    def __call__(self, input: Any, target: Any) -> torch.Tensor:
+        if isinstance(input, torch.Tensor) and isinstance(target, torch.Tensor) and input.shape != target.shape:
+            try:
+                grid = f" broadcast to {list(torch.broadcast_shapes(input.shape, target.shape))}, so"
+            except RuntimeError:
+                grid = ""  # not broadcastable: PyTorch's own error follows
+            if grid:
+                raise TrainwellError(
+                    f"{self.name} got the model's output of shape {list(input.shape)} and a target of shape "
+                    f"{list(target.shape)}: they{grid} every output would be compared with every target (TW304); "
+                    "make them equal, e.g. a model that returns output.squeeze(-1), or targets of shape "
+                    f"{list(input.shape)}")
+        return self.loss_fn(input, target)
+
+
 class StepRunner:
     """The micro-step and the optimizer step, with the phases in fixed order."""
 
@@ -72,7 +110,7 @@ class StepRunner:
                  precision: Precision, schedule: Schedule, clip_grad_norm: float | None,
                  model: nn.Module, skip_nonfinite: bool) -> None:
         self.forward_fn = forward
-        self.loss_fn = loss_fn
+        self.loss_fn = same_shape_loss(loss_fn)
         self.step_fn = step_fn
         self.model = model
         self.optimizer = optimizer
