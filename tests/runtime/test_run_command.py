@@ -46,7 +46,7 @@ def test_script_runs_as_python_would_with_report_and_plot(tmp_path: Path) -> Non
     assert report["exit_code"] == 3 and report["steps"] == 4
     [finding] = report["findings"]
     assert finding == {"code": "TW101", "name": "zero-grad-missing", "message": finding["message"],
-                       "path": str(script), "line": 10, "step": 2, "count": 3}
+                       "path": str(script), "line": 10, "step": 2, "count": 3, "count_of": "sampled occurrences"}
     assert (tmp_path / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -71,7 +71,50 @@ def test_strict_turns_findings_into_exit_1(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
 
 
-def test_missing_script_is_a_one_line_error(tmp_path: Path, capsys) -> None:
-    assert main(["run", str(tmp_path / "nope.py")]) == 2
+def one_line_error(capsys) -> str:
     err = capsys.readouterr().err.strip()
-    assert err.startswith("trainwell: error: script not found") and "\n" not in err
+    assert err.startswith("trainwell: error: ") and "\n" not in err and "Traceback" not in err, err
+    return err
+
+
+def test_what_python_could_not_start_is_one_line_before_the_script_runs(tmp_path: Path, capsys) -> None:
+    assert main(["run", str(tmp_path / "nope.py")]) == 2
+    assert "script not found" in one_line_error(capsys)
+    assert main(["run", str(tmp_path)]) == 2
+    assert "is a directory" in one_line_error(capsys)
+    broken = tmp_path / "broken.py"
+    broken.write_text("print('ran')\nfor x in range(3)\n    pass\n")
+    assert main(["run", str(broken)]) == 1  # python's own code for a syntax error
+    assert f"{broken}:2: the script does not parse" in one_line_error(capsys)
+    script = tmp_path / "train.py"
+    script.write_text("print('ran')\n")
+    for option in ("--plot", "--report"):
+        assert main(["run", option, "/nonexistent/x.png", str(script)]) == 2
+        assert "'/nonexistent' does not exist" in one_line_error(capsys)  # and the script never ran
+
+
+def test_a_report_that_cannot_be_written_keeps_the_scripts_exit_code(tmp_path: Path, capsys) -> None:
+    (tmp_path / "out").mkdir()
+    script = tmp_path / "train.py"
+    script.write_text(f"import shutil, sys\nshutil.rmtree({str(tmp_path / 'out')!r})\nsys.exit(3)\n")
+    assert main(["run", "--report", str(tmp_path / "out" / "r.json"), str(script)]) == 3
+    err = capsys.readouterr().err
+    assert "trainwell: error: cannot write the report" in err and "Traceback" not in err
+
+
+def test_a_script_failing_before_training_says_so(tmp_path: Path, capsys) -> None:
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nmodel = torch.nn.Linear(2, 2)\nraise SystemExit('no data')\n")
+    assert main(["run", str(script)]) == 1
+    err = capsys.readouterr().err
+    assert "before its first training step" in err and "no findings" not in err
+
+
+def test_the_watchers_frames_are_not_in_the_users_traceback(tmp_path: Path, capsys) -> None:
+    script = tmp_path / "load.py"
+    script.write_text("import io\nimport torch\ntorch.load(io.BytesIO(b'not a checkpoint'))\n")
+    plain = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert main(["run", str(script)]) == plain.returncode == 1
+    watched = capsys.readouterr().err
+    assert "trainwell" not in watched.split("trainwell: the script stopped")[0]
+    assert watched.startswith(plain.stderr)

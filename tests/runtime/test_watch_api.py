@@ -109,3 +109,21 @@ def test_other_errors_pass_through_unchanged() -> None:
         with watch():
             raise error
     assert raised.value is error
+
+
+def test_a_finding_before_the_first_step_reads_before_training() -> None:
+    import io
+
+    from trainwell.runtime.summary import render_table
+
+    buffer = io.BytesIO()
+    torch.save({"w": torch.zeros(2)}, buffer)
+    buffer.seek(0)
+    echo = io.StringIO()
+    with watch(echo=echo) as w:
+        torch.load(buffer, weights_only=False)
+        train()
+    [finding] = w.findings
+    assert (finding.code, finding.step) == ("TW502", 0)
+    assert "TW502 unsafe-torch-load (before training)" in echo.getvalue()
+    assert " before training " in render_table(w.findings, w.steps)

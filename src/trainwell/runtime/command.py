@@ -2,6 +2,10 @@
 
 Exit code: the script's own (its `sys.exit` code; 1 if it raised). With
 ``--strict``, a script that ended with 0 exits 1 when anything was found.
+Mistakes in trainwell's own arguments (a missing script, a directory, a
+syntax error, an output path that cannot be written) are one line each,
+found before the script starts; a report or plot that fails to be written
+after the run is one line too and never changes the script's exit code.
 """
 
 from __future__ import annotations
@@ -35,8 +39,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.target:
         raise TrainwellError("no script given: use `trainwell run SCRIPT [ARGS...]` or `trainwell run -m MODULE [ARGS...]`")
     target, script_args = args.target[0], args.target[1:]
-    if not args.as_module and not os.path.isfile(target):
-        raise TrainwellError(f"script not found: {target!r}; give the path of a Python file (or -m MODULE)")
+    if not args.as_module:
+        _check_script(target)
+    for option, path in (("--report", args.report), ("--plot", args.plot)):
+        if path:
+            _check_writable(option, path)
     from trainwell.runtime.script import run_script
     from trainwell.runtime.summary import render_table
     from trainwell.runtime.watcher import watch
@@ -45,25 +52,58 @@ def run(args: argparse.Namespace) -> int:
     exit_code = run_script(watcher, target, script_args, as_module=args.as_module)
     if watcher.faults:
         print("trainwell: internal probe errors (please report): " + "; ".join(watcher.faults), file=sys.stderr)
-    print(render_table(watcher.findings, watcher.steps), file=sys.stderr)
+    print(render_table(watcher.findings, watcher.steps, watcher.hand_steps, exit_code), file=sys.stderr)
     if args.strict and watcher.findings and exit_code == 0:
         exit_code = 1
     if args.report:
         _write_report(args.report, watcher, exit_code)
     if args.plot:
-        from trainwell.runtime.plot import draw
-
-        draw(watcher.history, watcher.findings, args.plot)
+        _draw(args.plot, watcher)
     return exit_code
+
+
+def _check_script(target: str) -> None:
+    """One line for a script python could not even start: missing, a folder, unreadable, not Python."""
+    if os.path.isdir(target):
+        raise TrainwellError(f"{target!r} is a directory; give the path of a Python file (or -m MODULE)")
+    if not os.path.isfile(target):
+        raise TrainwellError(f"script not found: {target!r}; give the path of a Python file (or -m MODULE)")
+    try:
+        with open(target, "rb") as handle:
+            compile(handle.read(), target, "exec", dont_inherit=True)
+    except SyntaxError as error:  # python exits 1 for it: so does trainwell, in one line
+        raise TrainwellError(f"{target}:{error.lineno}: the script does not parse: {error.msg}", exit_code=1) from None
+    except (OSError, ValueError) as error:
+        raise TrainwellError(f"cannot read the script {target!r}: {error}") from None
+
+
+def _check_writable(option: str, path: str) -> None:
+    """Before the run, so an hour of training is not followed by a lost report."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise TrainwellError(f"{option} {path!r} is a directory; give a file name")
+    if not os.path.isdir(folder):
+        raise TrainwellError(f"{option} {path!r}: the folder {folder!r} does not exist; create it or choose another path")
+    if not os.access(folder, os.W_OK):
+        raise TrainwellError(f"{option} {path!r}: the folder {folder!r} is not writable; choose another path")
 
 
 def _write_report(path: str, watcher: Any, exit_code: int) -> None:
     keys = ("code", "name", "message", "path", "line", "step", "count")
-    findings = [{key: finding.to_dict()[key] for key in keys} for finding in watcher.findings]
-    document = {"findings": findings, "exit_code": exit_code, "steps": watcher.steps}
+    findings = [{**{key: finding.to_dict()[key] for key in keys}, "count_of": finding.extra.get("count_of")} for finding in watcher.findings]
+    document = {"findings": findings, "exit_code": exit_code, "steps": watcher.steps, "hand_written_steps": watcher.hand_steps}
     try:
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=2)
             handle.write("\n")
     except OSError as error:
-        raise TrainwellError(f"cannot write the report {path!r}: {error.strerror}", exit_code=1) from None
+        print(f"trainwell: error: cannot write the report {path!r}: {error.strerror}", file=sys.stderr)
+
+
+def _draw(path: str, watcher: Any) -> None:
+    from trainwell.runtime.plot import draw
+
+    try:
+        draw(watcher.history, watcher.findings, path)
+    except OSError as error:
+        print(f"trainwell: error: cannot write the plot {path!r}: {error.strerror}", file=sys.stderr)

@@ -28,6 +28,7 @@ _LIBRARY_ROOTS = tuple(_root(os.path.dirname(p)) for p in (torch.__file__, train
 _STDLIB_ROOTS = tuple({_root(_PATHS["stdlib"]), _root(_PATHS["platstdlib"])})
 # site-packages sits inside the stdlib folder: third-party code there is not stdlib
 _THIRD_PARTY_ROOTS = tuple({_root(_PATHS["purelib"]), _root(_PATHS["platlib"])})
+_CHECKER_ROOT = _root(os.path.dirname(os.path.abspath(__file__)))  # trainwell/runtime: the watcher's own frames
 _is_user_cache: dict[CodeType, bool] = {}
 
 Location = tuple[str, int]
@@ -91,3 +92,26 @@ def trim_to_user(error: BaseException) -> None:
         if tb is not None:
             error.__traceback__ = tb
         error = error.__cause__ or error.__context__  # type: ignore[assignment]
+
+
+def hide_checker_frames(error: BaseException) -> None:
+    """Unlink the watcher's own frames (its wrappers around torch calls) from ``error``'s
+    traceback and those of its causes, so it prints as it would without the watcher."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        head = _skip_checker(current.__traceback__)
+        tb = head
+        while tb is not None:
+            tb.tb_next = _skip_checker(tb.tb_next)
+            tb = tb.tb_next
+        if head is not current.__traceback__:
+            current.__traceback__ = head
+        current = current.__cause__ or current.__context__
+
+
+def _skip_checker(tb: TracebackType | None) -> TracebackType | None:
+    while tb is not None and os.path.normcase(os.path.abspath(tb.tb_frame.f_code.co_filename)).startswith(_CHECKER_ROOT):
+        tb = tb.tb_next
+    return tb

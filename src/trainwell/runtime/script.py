@@ -7,7 +7,7 @@ import runpy
 import sys
 import traceback
 
-from trainwell.runtime.location import trim_to_user
+from trainwell.runtime.location import hide_checker_frames, trim_to_user
 from trainwell.runtime.watcher import watch
 
 
@@ -37,6 +37,7 @@ def run_script(watcher: watch, target: str, args: list[str], as_module: bool = F
         raise
     except BaseException as error:  # noqa: BLE001 - the script's own failure, shown as python shows it
         trim_to_user(error)
+        hide_checker_frames(error)
         traceback.print_exception(error)
         return 1
     finally:

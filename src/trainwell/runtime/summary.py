@@ -3,17 +3,36 @@
 from __future__ import annotations
 
 from trainwell.diagnostic import Finding
-from trainwell.runtime.session import display_path
+from trainwell.runtime.session import SAMPLED, display_path, step_label
 
 
-def render_table(findings: list[Finding], steps: int) -> str:
-    """A plain-text summary: code, name, where, first step, count."""
+def _steps(steps: int, hand_steps: int) -> str:
+    text = f"{steps} training step{'s' if steps != 1 else ''}"
+    return text + (f", {hand_steps} of them hand-written updates" if hand_steps else "")
+
+
+def render_table(findings: list[Finding], steps: int, hand_steps: int = 0, exit_code: int = 0) -> str:
+    """A plain-text summary: code, name, where, first step, count (marked when only sampled steps count)."""
+    lines = []
+    if steps == 0:
+        if exit_code:
+            lines.append(f"trainwell: the script stopped (exit code {exit_code}) before its first training step: "
+                         "only what ran until then was checked")
+        else:
+            lines.append("trainwell: no training step was seen (no optimizer.step() and no in-place update of "
+                         "parameters): only what ran was checked")
+        if not findings:
+            return lines[0]
     if not findings:
-        return f"trainwell: no findings ({steps} optimizer steps watched)"
+        return f"trainwell: no findings ({_steps(steps, hand_steps)} watched)"
     rows = [("code", "name", "location", "first step", "count")]
-    rows += [(f.code, f.name, f"{display_path(f.path)}:{f.line}", str(f.step), str(f.count)) for f in findings]
+    for f in findings:
+        count = f"{f.count}" + (" (sampled)" if f.extra.get("count_of") == SAMPLED else "")
+        first = step_label(f.step).removeprefix("step ")
+        rows.append((f.code, f.name, f"{display_path(f.path)}:{f.line}", first, count))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [f"trainwell: {len(findings)} finding(s) in {steps} optimizer steps"]
+    lines.append(f"trainwell: {len(findings)} finding(s) in {_steps(steps, hand_steps)}")
     lines += ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    lines.append("  count: every occurrence; (sampled): only the steps that probe checks, a lower bound")
     lines.append("  see `trainwell rule CODE` for what each one means and how to fix it")
     return "\n".join(lines)

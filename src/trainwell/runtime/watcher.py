@@ -74,8 +74,12 @@ class watch(ContextDecorator):  # noqa: N801 - used like a function: `with train
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
+        from trainwell.runtime.location import hide_checker_frames
+
         active, self._active = self._active, None
         replacement = active.close(exc)
+        if exc is not None:
+            hide_checker_frames(exc)
         self.findings, self.steps, self.faults, self.history = active.findings, active.steps, active.faults, active.history
         self.hand_steps = active.hand_steps
         if replacement is not None:
