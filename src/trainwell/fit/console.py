@@ -79,6 +79,19 @@ def print_start(parameters: tuple[int, int], device: Any, precision: str, steps:
         print(f"{paint(f'{key:<14}', 'bold', file)}{value}", file=file)
 
 
+class StartSummary(Callback):
+    """``print_start`` once training really starts: a run refused at its checks prints only
+    its one-line error."""
+
+    def __init__(self, parameters: tuple[int, int], precision: str, steps: int,
+                 batch_size: int | None, accumulate: int, world: int, run_dir: Path) -> None:
+        self.facts = (parameters, precision, steps, batch_size, accumulate, world, run_dir)
+
+    def on_fit_start(self, trainer: Any, state: Any) -> None:
+        parameters, precision, *rest = self.facts
+        print_start(parameters, trainer.device, precision, *rest)
+
+
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
