@@ -50,8 +50,11 @@ class Parser(argparse.ArgumentParser):
         # "--params -5B" is a value (refused by its own check), not an unknown option.
         self._negative_number_matcher = re.compile(r"^-\d")
 
+    command: str | None = None  # the subcommand named on the command line, for the hint
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise TrainwellError(f"{message} (see `{self.prog} --help`)")
+        prog = f"{self.prog} {self.command}" if self.command and " " not in self.prog else self.prog
+        raise TrainwellError(f"{message} (see `{prog} --help`)")
 
 
 _DEBUG_HELP = "on an error, also print the full traceback"
@@ -78,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         modules = _available_subcommands()
         parser = build_parser(modules)
+        parser.command = next((item for item in argv if item in modules), None)
         args = parser.parse_args(argv)
         debug = args.debug
         if args.command is None:
