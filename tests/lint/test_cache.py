@@ -97,3 +97,39 @@ def test_cli_cache_dir_no_cache_and_config(tmp_path, capsys, monkeypatch):
     assert main(["check", str(project)]) == 1
     assert list((project / "build" / "twcache").rglob("results.json"))
     capsys.readouterr()
+
+
+def test_editing_an_imported_file_checks_its_importers_again(tmp_path, monkeypatch):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "helpers.py").write_text("import torch\n\ndef load(p):\n    return torch.load(p, weights_only=True)\n", encoding="utf-8")
+    (tmp_path / "train.py").write_text("import torch\nfrom pkg.helpers import (\n    load,\n)\nstate = load('m.pt')\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text(GOOD, encoding="utf-8")
+    runner.run([tmp_path], cache=True)
+    calls = []
+    real = runner.check_source
+    monkeypatch.setattr(runner, "check_source", lambda *a, **k: calls.append(Path(a[1]).name) or real(*a, **k))
+    (tmp_path / "pkg" / "helpers.py").write_text("import torch\n\ndef load(p):\n    return torch.load(p)\n", encoding="utf-8")
+    report = runner.run([tmp_path], cache=True)
+    assert sorted(calls) == ["helpers.py", "train.py"]
+    assert _shape(report) == _shape(runner.run([tmp_path]))
+
+
+def test_dependency_scan_finds_every_form_of_import(tmp_path):
+    from trainwell.lint.dependencies import Dependencies
+
+    names = ["a.py", "b/__init__.py", "b/c.py", "d/e.py", "f.py", "g/__init__.py", "g/h.py", "lone.py", "pkg/__init__.py", "pkg/mod.py"]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n", encoding="utf-8")
+    importer = tmp_path / "pkg" / "user.py"
+    importer.write_text("import a, b.c as bc\nfrom d import e\nif True: from f import thing\nfrom .. import g\n"
+                        "from . import (\n    mod,\n)\n", encoding="utf-8")
+    files = [tmp_path / n for n in names] + [importer]
+    before = Dependencies(files).digest(importer)
+    for name in names:
+        original = (tmp_path / name).read_text()
+        (tmp_path / name).write_text(original + "y = 2\n", encoding="utf-8")
+        changed = Dependencies(files).digest(importer) != before
+        assert changed == (name not in ("lone.py", "g/h.py")), name  # g/h.py is never imported: `from .. import g` is g's package
+        (tmp_path / name).write_text(original, encoding="utf-8")

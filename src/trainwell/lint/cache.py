@@ -2,9 +2,9 @@
 
 A file's key is the sha256 of everything its result depends on: its path and
 bytes, trainwell's version, the enabled codes, the target PyTorch, the preview
-and force flags, and the *dependency digest* of the project index (what the
-file's analysis read from other files of the checked tree; "" while there is
-no project index). The cache is one JSON file in the cache folder, read once
+and force flags, and the *dependency digest*: the contents of every file of the
+checked tree it may import, directly or through others (the project index
+reads other files only through imports; see :mod:`trainwell.lint.dependencies`). The cache is one JSON file in the cache folder, read once
 per run and replaced atomically at its end. Anything unreadable is a miss,
 never an error, so a corrupt or foreign cache can only cost time. Results that
 hold an internal error are not stored: the next run tries again.
@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 
 from trainwell import __version__
 from trainwell.diagnostic import Edit, Finding, Fix
+from trainwell.lint.dependencies import Dependencies
 
 FOLDER_NAME = ".trainwell_cache"
 _FILE = "results.json"
@@ -30,16 +31,13 @@ _IGNORE = "# Created by trainwell: nothing here belongs in version control.\n*\n
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by trainwell.\n"
 
 
-def dependency_digest(project: Any, path: str) -> str:
-    """What ``path``'s analysis read from other files: ``project.dependency_digest(path)``, or "" without a project."""
-    return project.dependency_digest(path) if project is not None else ""
-
-
 class Cache:
     """The cached results in one folder; ``get`` and ``put`` during a run, ``save`` at its end."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, files: Iterable[Path] = ()) -> None:
         self.folder = folder
+        self._files = list(files)
+        self._dependencies: Dependencies | None = None
         self._old: dict[str, dict[str, Any]] = {}
         self._new: dict[str, dict[str, Any]] = {}
         try:
@@ -48,6 +46,12 @@ class Cache:
                 self._old = {k: v for k, v in data.items() if isinstance(v, dict)}
         except (OSError, ValueError):
             pass
+
+    def dependency_digest(self, path: str) -> str:
+        """A digest of the files of the tree that ``path`` may import (the tree is scanned on first use)."""
+        if self._dependencies is None:
+            self._dependencies = Dependencies(self._files)
+        return self._dependencies.digest(path)
 
     @staticmethod
     def key(path: str, data: bytes, codes: Iterable[str], target: tuple[int, int], preview: bool, force: bool, digest: str) -> str:

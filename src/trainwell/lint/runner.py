@@ -19,7 +19,7 @@ from typing import Any, Iterable, Sequence
 from trainwell.catalog import STATIC, enabled_codes, validate_patterns
 from trainwell.lint import config as config_mod
 from trainwell.lint import source_file
-from trainwell.lint.cache import FOLDER_NAME, Cache, dependency_digest
+from trainwell.lint.cache import FOLDER_NAME, Cache
 from trainwell.lint.context import FileContext
 from trainwell.lint.index import ProjectIndex
 from trainwell.lint.rules import all_rules
@@ -179,7 +179,7 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     files = discover(paths, config.exclude, config.root)
     roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     project = ProjectIndex(files, roots, target_version or config.target_version or config_mod.DEFAULT_TARGET)
-    store = Cache(Path(cache_dir) if cache_dir else config.cache_dir or (config.root or Path.cwd()) / FOLDER_NAME) if cache else None
+    store = Cache(Path(cache_dir) if cache_dir else config.cache_dir or (config.root or Path.cwd()) / FOLDER_NAME, files) if cache else None
     report = Report()
     reported: set[tuple[str, str, int, int]] = set()  # a helper's finding is seen from each file that calls it: once
     for path in files:
@@ -196,7 +196,7 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         report.lines += source.count("\n") + 1
         report.sources[name] = source
         target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
-        key = store.key(name, data, codes, target, preview, force, dependency_digest(project, name)) if store else ""
+        key = store.key(name, data, codes, target, preview, force, store.dependency_digest(name)) if store else ""
         cached = store.get(key) if store else None
         findings, problems = cached or check_source(source, name, codes, target, force, preview, project)
         if store and cached is None:
