@@ -50,15 +50,30 @@ def is_user_file(filename: str) -> bool:
 
 
 def user_frames(error: BaseException) -> list[traceback.FrameSummary]:
-    """The frames of ``error``'s traceback that are the user's code, outermost first."""
-    return [frame for frame in traceback.extract_tb(error.__traceback__)
-            if is_user_file(frame.filename)]
+    """The frames of ``error``'s traceback that are the user's code, outermost first
+    (with those of a traceback carried as text, as a DataLoader worker's error is)."""
+    import re
+
+    frames = list(traceback.extract_tb(error.__traceback__))
+    text = str(error)
+    for match in re.finditer(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', text):
+        frames.append(traceback.FrameSummary(match.group(1), int(match.group(2)),
+                                             match.group(3), line=match.group(4)))
+    return [frame for frame in frames if is_user_file(frame.filename)]
 
 
 def first_line(error: BaseException) -> str:
-    """``Type: first line of the message`` (PyTorch messages can run to many lines)."""
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
+    """``Type: first line of the message`` (PyTorch messages can run to many lines).
+
+    An error re-raised from a DataLoader worker carries the worker's traceback
+    as text: its last line is the original error.
+    """
+    text = [line for line in str(error).strip().splitlines() if line.strip()]
+    if not text:
+        return type(error).__name__
+    if text[0].startswith("Caught ") and "Original Traceback" in str(error):
+        return f"{text[0].rstrip('.')}: {text[-1].strip()}"
+    return f"{type(error).__name__}: {text[0]}"
 
 
 def describe_user_error(error: BaseException, what: str, context: Iterable[str] = ()) -> str:
