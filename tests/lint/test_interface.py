@@ -240,3 +240,10 @@ def test_public_api_on_source_and_paths(tmp_path):
 def test_files_that_never_mention_torch_are_skipped(tmp_path, capsys):
     _write(tmp_path, "plain.py", "def f(:\n")  # not parsed: it cannot hold a training loop
     assert _run(capsys, str(tmp_path))[0] == 0
+
+
+def test_fix_keeps_the_file_encoding_and_line_endings(tmp_path, capsys):
+    bad = tmp_path / "latin.py"
+    bad.write_bytes(b"# -*- coding: latin-1 -*-\r\nimport torch\r\nname = 'caf\xe9'\r\nstate = torch.load('m.pt')\r\n")
+    assert _run(capsys, "--fix", "--unsafe-fixes", str(bad))[0] == 0
+    assert bad.read_bytes() == b"# -*- coding: latin-1 -*-\r\nimport torch\r\nname = 'caf\xe9'\r\nstate = torch.load('m.pt', weights_only=True)\r\n"

@@ -87,9 +87,11 @@ def _fix(report, unsafe: bool) -> bool:
     """Write the fixed files; say how many fixes went in. True when a file changed."""
     from pathlib import Path
 
+    from trainwell.lint import source_file
+
     changed, total = _fixed(report, unsafe)
     for path, after in changed.items():
-        Path(path).write_text(after, encoding="utf-8")
+        source_file.write(Path(path), after)
     if changed or _more(report, unsafe):
         print(f"Fixed {total} finding{'s' * (total != 1)} in {len(changed)} file{'s' * (len(changed) != 1)}{_more(report, unsafe)}.",
               file=sys.stderr)

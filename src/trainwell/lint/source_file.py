@@ -34,6 +34,12 @@ def decode(data: bytes) -> str:
     return _raise_undecodable(data, encoding)
 
 
+def write(path: Path, text: str) -> None:
+    """Replace a Python file's text, in the encoding it declares (BOM and line endings as the text has them)."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(path.read_bytes()).readline)
+    path.write_bytes(text.encode(encoding))
+
+
 def read(path: Path) -> tuple[bytes, str]:
     """The file's bytes and its text. OSError when it cannot be opened, ReadError when it does not decode."""
     data = path.read_bytes()
