@@ -247,3 +247,15 @@ def test_fix_keeps_the_file_encoding_and_line_endings(tmp_path, capsys):
     bad.write_bytes(b"# -*- coding: latin-1 -*-\r\nimport torch\r\nname = 'caf\xe9'\r\nstate = torch.load('m.pt')\r\n")
     assert _run(capsys, "--fix", "--unsafe-fixes", str(bad))[0] == 0
     assert bad.read_bytes() == b"# -*- coding: latin-1 -*-\r\nimport torch\r\nname = 'caf\xe9'\r\nstate = torch.load('m.pt', weights_only=True)\r\n"
+
+
+def test_file_level_noqa(tmp_path, capsys):
+    text = "import torch\n# trainwell: noqa: TW502 -- these loads read files this test wrote\na = torch.load('a.pt')\n" + MODULE.replace("import torch\n", "")
+    bad = _write(tmp_path, "file_noqa.py", text)
+    _, out, _ = _run(capsys, "--format", "json", str(bad))
+    assert [item["code"] for item in json.loads(out)] == ["TW501"]
+    bad.write_text(text.replace("# trainwell: noqa: TW502 --", "# trainwell: noqa --"), encoding="utf-8")
+    assert _run(capsys, str(bad))[0] == 0
+    bad.write_text(text.replace("# trainwell: noqa: TW502 --", "x = 1  # trainwell: noqa --"), encoding="utf-8")  # not on a line of its own
+    _, out, _ = _run(capsys, "--format", "json", str(bad))
+    assert sorted(item["code"] for item in json.loads(out)) == ["TW501", "TW502"]

@@ -100,8 +100,7 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
                     continue
                 seen.add(where)
                 lines = ctx.lines if finding.path == path else project.lines_of(finding.path)
-                text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
-                if (preview or not finding.preview) and not suppressed(text, finding.code):
+                if (preview or not finding.preview) and not suppressed(lines, finding.line, finding.code):
                     findings.append(finding)
         except Exception as error:  # one rule failing on one file must not stop the run
             problems.append(Problem("internal-error", path, f"{type(error).__name__}: {error}", rule=code))
