@@ -40,6 +40,22 @@ def _torchrun_args(nproc: int, program: Sequence[str]) -> list[str]:
     return ["--standalone", f"--nproc-per-node={nproc}", *program]
 
 
+def worker_argv(argv: Sequence[str], command: str) -> list[str]:
+    """``argv`` from ``command`` on, without ``--nproc N``: what each worker runs."""
+    argv = list(argv)
+    rest = argv[argv.index(command) + 1:]
+    kept: list[str] = []
+    skip = False
+    for item in rest:
+        if skip:
+            skip = False
+        elif item == "--nproc":
+            skip = True
+        elif not item.startswith("--nproc="):
+            kept.append(item)
+    return ["-m", "trainwell", command, *kept]
+
+
 def child_environment() -> dict[str, str]:
     """This environment without a surrounding launcher's rank variables."""
     env = dict(os.environ)
