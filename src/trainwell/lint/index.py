@@ -12,9 +12,7 @@ missing files) stays unknown, and unknown silences a rule.
 from __future__ import annotations
 
 import ast
-import hashlib
 import warnings
-from functools import cached_property
 from pathlib import Path
 from typing import Iterable
 
@@ -34,8 +32,11 @@ class ProjectIndex:
         self._target = target_version
         self._contexts: dict[Path, FileContext | None] = {}
         self._owner: dict[int, FileContext] = {}
-        self._digests: dict[str, str] = {}
         self._modules: dict[tuple[Path, str, int], Path | None] = {}
+        self._texts: dict[Path, str] = {}
+        # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
+        # is outside the tree, known without a look at the disk
+        self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
 
     # -- files ---------------------------------------------------------------
     def context(self, path: Path, source: str | None = None, tree: ast.Module | None = None) -> FileContext | None:
@@ -123,43 +124,21 @@ class ProjectIndex:
             return None
         if rest:  # `import engine` then `engine.train_one_epoch(...)`: the attribute is the function
             module, attr = ".".join(p for p in (module, attr) if p), rest
-        if "." in attr or not module and not level:
+        if "." in attr or not module and not level or not level and module.partition(".")[0] not in self._heads:
             return None
         path = self.module_file(importer, module, level)
+        if path is not None and f"def {attr}(" not in self._text(path):
+            return None  # no such function there: no need to parse the file
         target = self.context(path) if path is not None else None
         if target is None or target is importer:
             return None
         fn = target.functions.get(attr)
         return (target, fn) if fn is not None else None
 
-    # -- the cache's view --------------------------------------------------------
-    def dependency_digest(self, path: str) -> str:
-        """A digest of the tree's files that ``path`` imports, directly or through them (the cache's key)."""
-        if path in self._digests:
-            return self._digests[path]
-        digest = hashlib.sha256()
-        todo, seen = [Path(path).resolve()], set()
-        while todo:
-            current = todo.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            ctx = self.context(current)
-            if ctx is None:
-                continue
-            if current != Path(path).resolve():
-                digest.update(str(current).encode() + b"\0" + hashlib.sha256(ctx.source.encode()).digest())
-            todo.extend(self._imported_files(ctx))
-        self._digests[path] = digest.hexdigest()
-        return self._digests[path]
-
-    def _imported_files(self, ctx: FileContext) -> list[Path]:
-        found = []
-        for node in ctx.tree.body:
-            if isinstance(node, ast.Import):
-                found += [self.module_file(ctx, alias.name) for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = self.module_file(ctx, node.module or "", node.level)
-                found.append(base)
-                found += [self.module_file(ctx, ".".join(p for p in (node.module or "", a.name) if p), node.level) for a in node.names]
-        return [p for p in found if p is not None]
+    def _text(self, path: Path) -> str:
+        if path not in self._texts:
+            try:
+                self._texts[path] = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                self._texts[path] = ""
+        return self._texts[path]

@@ -103,7 +103,7 @@ class Analysis(Ownership):
             env = Env({}, scope, cls, (scope,))
             for node in scope_nodes(self.ctx, scope):
                 if isinstance(node, ast.Call):
-                    target = self._resolve(node, env)
+                    target = self._resolve(node, env, local=True)
                     if target is not None and target[0] is not scope:
                         called.add(target[0])
                         self._callees.setdefault(id(scope), []).append(target[0])
@@ -275,9 +275,9 @@ class Analysis(Ownership):
                 if self.ctx.is_model(key):
                     self._set_mode(key, frozenset({UNKNOWN}))  # a callable we cannot see may switch its mode
 
-    def _resolve(self, call: ast.Call, env: Env) -> tuple[Function, str | None] | None:
+    def _resolve(self, call: ast.Call, env: Env, local: bool = False) -> tuple[Function, str | None] | None:
         """The function a call runs: a nested def, a function or method of this file, or a function of another file
-        of the project (walked in its own file's names)."""
+        of the project (walked in its own file's names; ``local`` leaves those out)."""
         func = call.func
         if isinstance(func, ast.Name) and func.id in env.local_defs:
             return env.local_defs[func.id], env.cls
@@ -285,11 +285,11 @@ class Analysis(Ownership):
         if home is not self.ctx:  # inside another file's helper: its own functions, and what it imports
             if isinstance(func, ast.Name) and func.id in home.functions:
                 return home.functions[func.id], None
-            return self._project_function(home, func)
+            return None if local else self._project_function(home, func)
         if isinstance(func, ast.Name):
             if func.id in self.ctx.functions:
                 return self.ctx.functions[func.id], None
-            return self._project_function(self.ctx, func)
+            return None if local else self._project_function(self.ctx, func)
         if not isinstance(func, ast.Attribute):
             return None
         value = func.value
@@ -300,8 +300,8 @@ class Analysis(Ownership):
             cls = key_of(value.func)
         else:
             cls = self.ctx.instances.get(key_of(value) or "")
-        if cls is None:
-            return self._project_function(self.ctx, func)  # `engine.train_one_epoch(...)` after `import engine`
+        if cls is None:  # `engine.train_one_epoch(...)` after `import engine`
+            return None if local else self._project_function(self.ctx, func)
         if self.ctx.is_module_class(cls) and func.attr == "forward":
             return None
         method = self._method(cls, func.attr, frozenset())
