@@ -1,7 +1,7 @@
 """What a run prints while it trains: a summary at the start, then progress.
 
-In a terminal: a live tqdm bar over optimizer steps, with one table row per
-epoch printed above it. Anywhere else (a log file, a pipe, CI): no bar and no
+In a terminal (or a notebook): a live tqdm bar over optimizer steps, with one
+table row per epoch printed above it. Anywhere else (a log file, a pipe, CI): no bar and no
 carriage returns, only whole lines — the epoch table, and a step line at a
 log interval when the last line is more than ``HEARTBEAT_S`` old, so a long
 epoch still shows it is alive. The two never share a line.
@@ -104,7 +104,9 @@ class ProgressBar(Callback):
     def __init__(self, total_steps: int | None, file: Any = None, live: bool | None = None) -> None:
         self.total = total_steps
         self.file = file or sys.stderr
-        self.live = is_terminal(self.file) if live is None else live  # None: a bar in a terminal
+        if live is None:  # a bar in a terminal, and in a notebook (tqdm.auto draws a widget)
+            live = is_terminal(self.file) or "ipykernel" in sys.modules
+        self.live = live
         self.bar: Any = None
         self._columns: list[str] | None = None
         self._postfix: dict[str, Any] = {}
