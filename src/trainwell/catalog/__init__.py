@@ -63,8 +63,8 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW301", "double-softmax", "softmax before CrossEntropyLoss, or sigmoid before BCEWithLogitsLoss: gradients flatten", STATIC, RUNTIME),
         _entry("TW302", "mean-of-batch-means", "an epoch metric averaged over batch means while the last batch is smaller", STATIC),
         _entry("TW303", "nll-without-log-probs", "NLLLoss fed probabilities or raw logits instead of log_softmax output", STATIC, RUNTIME),
-        _entry("TW304", "loss-shape-broadcast", "an element-wise loss between shapes that differ but broadcast ([N, 1] against [N]): the loss is taken over an N x N grid", STATIC),
-        _entry("TW305", "padding-in-loss", "targets padded with a value the loss does not ignore: padding positions are trained as real tokens", STATIC),
+        _entry("TW304", "loss-shape-broadcast", "an element-wise loss between shapes that differ but broadcast ([N, 1] against [N]): the loss is taken over an N x N grid", STATIC, RUNTIME),
+        _entry("TW305", "padding-in-loss", "targets padded with a value the loss does not ignore: padding positions are trained as real tokens", STATIC, RUNTIME),
         # Data
         _entry("TW401", "train-loader-not-shuffled", "the DataLoader that feeds training steps does not shuffle", STATIC, RUNTIME),
         _entry("TW402", "fit-on-all-data", "normalisation statistics or a preprocessor fitted on the full dataset before the train/validation split", STATIC),

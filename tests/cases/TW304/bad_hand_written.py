@@ -12,7 +12,7 @@ for epoch in range(4):
     for i in range(0, 256, 32):
         pred = model(features[i:i + 32])
         target = targets[i:i + 32]
-        loss = ((pred - target) ** 2).mean()  # error: TW304
+        loss = ((pred - target) ** 2).mean()  # static: TW304
         optimizer.zero_grad()
-        loss.backward()
+        loss.backward()  # runtime: TW304
         optimizer.step()

@@ -8,9 +8,9 @@ def train(model, x, y, steps=30):
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     for step in range(steps):
         out = model(x).squeeze(-1)
-        loss = F.l1_loss(out, y)  # error: TW304
+        loss = F.l1_loss(out, y)  # static: TW304
         optimizer.zero_grad()
-        loss.backward()
+        loss.backward()  # runtime: TW304
         optimizer.step()
     return loss.item()
 

@@ -1,0 +1,83 @@
+"""The runtime evidence of the resume, many-process, loss and data probes (TW110, TW112, TW304,
+TW305, TW405): what each finding says is what a user needs to act on, measured in the run.
+(TW111 needs two ranks: see tests/fit/test_trainer_catalog.py's worker and test_data_not_sharded.)"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.nn.utils.rnn import pad_sequence
+
+from trainwell.runtime.watcher import watch
+
+
+def _fit(loss_of, steps: int = 3, model: nn.Module | None = None, x: torch.Tensor | None = None) -> list:
+    torch.manual_seed(0)
+    model = model or nn.Linear(4, 1)
+    x = torch.randn(8, 4) if x is None else x
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    with warnings.catch_warnings(), watch(select=["TW304", "TW305"]) as w:
+        warnings.simplefilter("ignore")
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss_of(model, x).backward()
+            optimizer.step()
+    return w.findings
+
+
+@pytest.mark.parametrize("loss_of", [
+    lambda m, x: nn.MSELoss()(m(x), x.sum(1)),
+    lambda m, x: nn.HuberLoss()(m(x), x.sum(1)),
+    lambda m, x: F.smooth_l1_loss(m(x), x.sum(1)),
+    lambda m, x: F.l1_loss(m(x), x.sum(1)),
+    lambda m, x: ((m(x) - x.sum(1)) ** 2).mean(),
+    lambda m, x: (m(x) - x.sum(1)).abs().mean(),
+    lambda m, x: F.mse_loss(m(x).squeeze(-1), x.sum(1, keepdim=True)),
+], ids=["MSELoss", "HuberLoss", "smooth_l1", "l1", "hand-squared", "hand-abs", "squeezed-vs-keepdim"])
+def test_tw304_names_both_shapes_and_the_grid(loss_of):
+    (finding,) = _fit(loss_of)
+    assert finding.code == "TW304" and "[8, 8]" in finding.message and "64 pairs instead of 8" in finding.message
+    assert "[8, 1]" in finding.message or "[8]" in finding.message
+
+
+@pytest.mark.parametrize("loss_of", [
+    lambda m, x: nn.MSELoss()(m(x), x.sum(1, keepdim=True)),
+    lambda m, x: ((m(x).squeeze(-1) - x.sum(1)) ** 2).mean(),
+    lambda m, x: (torch.tensor([1.0, 2.0, 3.0]) * (m(x) - x[:, :3]) ** 2).mean(),  # a per-feature weight
+    lambda m, x: ((m(x)[:, None, :] - m(x)[None, :, :]) ** 2).mean(),  # a deliberate pairwise grid
+], ids=["same-shape", "squeezed", "per-feature-weight", "pairwise"])
+def test_tw304_is_silent_on_equal_shapes_and_deliberate_broadcasts(loss_of):
+    assert _fit(loss_of, model=nn.Linear(4, 3) if "x[:, :3]" in str(loss_of.__code__.co_consts) else None) == []
+
+
+def _tagging(padding_value: int, ignore_index: int = -100, reduction: str = "mean") -> list:
+    torch.manual_seed(0)
+    lengths = [5, 2, 3, 1]
+    tags = pad_sequence([torch.randint(1, 4, (n,)) for n in lengths], batch_first=True, padding_value=padding_value)
+    model = nn.Sequential(nn.Embedding(10, 8), nn.Linear(8, 4))
+    tokens = pad_sequence([torch.randint(1, 10, (n,)) for n in lengths], batch_first=True)
+    criterion = nn.CrossEntropyLoss(ignore_index=ignore_index, reduction=reduction)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with watch(select=["TW305"]) as w:
+        for _ in range(3):
+            optimizer.zero_grad()
+            loss = criterion(model(tokens).view(-1, 4), tags.view(-1))
+            (loss if reduction != "none" else loss.mean()).backward()
+            optimizer.step()
+    return w.findings
+
+
+def test_tw305_names_the_pad_value_and_its_share():
+    (finding,) = _tagging(padding_value=0)
+    # 4 rows of 5: 0 + 3 + 2 + 4 padded positions = 9 of 20
+    assert "padded with 0" in finding.message and "ignore_index=-100" in finding.message and "45%" in finding.message
+
+
+@pytest.mark.parametrize("setup", [dict(padding_value=-100), dict(padding_value=0, ignore_index=0),
+                                   dict(padding_value=0, reduction="none")], ids=["pad-minus-100", "ignore-pad", "none"])
+def test_tw305_is_silent_when_the_padding_is_ignored(setup):
+    assert _tagging(**setup) == []
