@@ -40,6 +40,7 @@ class Config:
     preview: bool = False
     cache_dir: Path | None = None
     _folders: dict[Path, tuple[int, int] | None] = field(default_factory=dict, repr=False)  # folder -> declared_for
+    _declared: dict[Path, Declared] = field(default_factory=dict, repr=False)  # folder -> declared_in
 
     def declared_for(self, path: Path) -> tuple[int, int] | None:
         """The minimum PyTorch declared by the nearest folder above ``path`` that names torch.
@@ -49,9 +50,11 @@ class Config:
         """
         start = path.parent
         if start not in self._folders:
-            folder, root = start.resolve(), self.root.resolve() if self.root else None
+            folder, root = start.resolve(), self.root  # find_pyproject gives it resolved
             while True:
-                names_torch, minimum = declared_in(folder)
+                if folder not in self._declared:
+                    self._declared[folder] = declared_in(folder)
+                names_torch, minimum = self._declared[folder]
                 if names_torch or folder == root or (folder / ".git").exists() or folder.parent == folder:
                     break
                 folder = folder.parent

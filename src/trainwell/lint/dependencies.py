@@ -47,6 +47,7 @@ class Dependencies:
                 self._by_suffix.setdefault(parts[-length:], []).append(name)
         self._edges: dict[str, set[str]] = {}
         self._digests: dict[str, str] = {}
+        self._parsed: dict[str, tuple[frozenset[tuple[str, ...]], frozenset[int]]] = {}  # statement -> what it names
 
     def digest(self, path: str | os.PathLike[str]) -> str:
         """A digest of ``path`` and every file of the tree it may import, directly or through others ("" outside the tree)."""
@@ -112,25 +113,38 @@ class Dependencies:
     def _modules(self, name: str, text: str) -> set[tuple[str, ...]]:
         """Every dotted name an import statement in ``text`` may resolve to, its packages included."""
         names: set[tuple[str, ...]] = set()
-
-        def add(dotted: str) -> None:
-            parts = tuple(p for p in dotted.split(".") if p)
-            names.update(parts[:length] for length in range(1, len(parts) + 1))
-
         for statement in _statements(text):
-            for dots, module, imported in _FROM.findall(statement):
-                add(module)
-                for item in imported.strip("()").replace("\\", " ").split(","):
-                    item = item.split(" as ")[0].strip()
-                    if item and item != "*":
-                        add(f"{module}.{item}" if module else item)
-                if dots and not module:  # `from . import x`: the package's own __init__.py
-                    package = name.split(os.sep)[:-1]
-                    names.add(tuple(package[: max(len(package) - len(dots) + 1, 1)]))
-            for group in _IMPORT.findall(statement):
-                for item in group.split(","):
-                    add(item.split(" as ")[0].strip())
+            if statement not in self._parsed:
+                self._parsed[statement] = _statement_modules(statement)
+            modules, levels = self._parsed[statement]
+            names |= modules
+            folders = name.split(os.sep)[:-1]
+            for level in levels:  # `from . import x`: the package's own __init__.py
+                names.add(tuple(folders[: max(len(folders) - level + 1, 1)]))
         return names
+
+
+def _statement_modules(statement: str) -> tuple[frozenset[tuple[str, ...]], frozenset[int]]:
+    """The dotted names (and their packages) one import statement may name, and the levels of its ``from . import``."""
+    names: set[tuple[str, ...]] = set()
+    levels: set[int] = set()
+
+    def add(dotted: str) -> None:
+        parts = tuple(p for p in dotted.split(".") if p)
+        names.update(parts[:length] for length in range(1, len(parts) + 1))
+
+    for dots, module, imported in _FROM.findall(statement):
+        add(module)
+        for item in imported.strip("()").replace("\\", " ").split(","):
+            item = item.split(" as ")[0].strip()
+            if item and item != "*":
+                add(f"{module}.{item}" if module else item)
+        if dots and not module:
+            levels.add(len(dots))
+    for group in _IMPORT.findall(statement):
+        for item in group.split(","):
+            add(item.split(" as ")[0].strip())
+    return frozenset(names), frozenset(levels)
 
 
 def _statements(text: str) -> Iterable[str]:
