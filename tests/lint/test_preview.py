@@ -100,3 +100,12 @@ def test_a_decode_error_is_reported_where_it_is(tmp_path, capsys):
     assert (problem["line"], problem["column"]) == (1, 1) and "klingon" in problem["message"]
     path.write_bytes(b"#!/usr/bin/env python\n# coding: latin-1\nimport torch\nname = 'caf\xe9'\n")
     assert main(["check", "--no-cache", str(path)]) == 0  # declared encodings are honoured
+
+
+def test_public_api_preview(tmp_path):
+    import trainwell
+
+    assert [f.line for f in trainwell.check(SOURCE, target_version="2.4")] == [2]
+    assert [(f.line, f.preview) for f in trainwell.check(SOURCE, target_version="2.4", preview=True)] == [(2, False), (3, True)]
+    (tmp_path / "train.py").write_text(SOURCE, encoding="utf-8")
+    assert [f.line for f in trainwell.check(tmp_path, preview=True)] == [2, 3]

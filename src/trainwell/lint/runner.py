@@ -212,12 +212,15 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
 
 
 def check(paths_or_source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, select: Sequence[str] | None = None,
-          ignore: Sequence[str] | None = None, target_version: str | tuple[int, int] | None = None) -> list[Finding]:
+          ignore: Sequence[str] | None = None, target_version: str | tuple[int, int] | None = None,
+          preview: bool | None = None) -> list[Finding]:
     """The static checker's findings for files, folders or a string of source.
 
     A string that names no existing path and spans several lines is checked as
     source (reported as ``<string>``). Files that do not parse are skipped here;
-    ``trainwell check`` reports them.
+    ``trainwell check`` reports them. ``preview`` also returns the findings
+    whose premises are not all proven (default: the config's ``preview``).
+    Lines and columns are 1-based, as ``trainwell check`` prints them.
 
     Example:
         >>> from trainwell import check
@@ -228,8 +231,8 @@ def check(paths_or_source: str | os.PathLike[str] | Sequence[str | os.PathLike[s
         codes = resolve_codes(select, ignore)
         if isinstance(target_version, str):
             target_version = config_mod.parse_version(target_version, "target_version")
-        findings, _ = check_source(paths_or_source, "<string>", codes, target_version or config_mod.DEFAULT_TARGET)
+        findings, _ = check_source(paths_or_source, "<string>", codes, target_version or config_mod.DEFAULT_TARGET, preview=bool(preview))
         return findings
     if isinstance(paths_or_source, (str, os.PathLike)):
         paths_or_source = [paths_or_source]
-    return run(paths_or_source, select, ignore, target_version).findings
+    return run(paths_or_source, select, ignore, target_version, preview=preview).findings
