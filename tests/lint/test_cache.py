@@ -133,3 +133,19 @@ def test_dependency_scan_finds_every_form_of_import(tmp_path):
         changed = Dependencies(files).digest(importer) != before
         assert changed == (name not in ("lone.py", "g/h.py")), name  # g/h.py is never imported: `from .. import g` is g's package
         (tmp_path / name).write_text(original, encoding="utf-8")
+
+
+def test_a_change_to_the_checker_itself_is_a_miss(tmp_path, monkeypatch):
+    """An editable install changes the rules without changing the version: the checker's source is in the key."""
+    from trainwell.lint import cache
+
+    project = _project(tmp_path)
+    runner.run([project], cache=True)
+    calls = []
+    real = runner.check_source
+    monkeypatch.setattr(runner, "check_source", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    runner.run([project], cache=True)
+    assert calls == []
+    monkeypatch.setattr(cache, "_checker_digest", lambda: "a rule changed")
+    runner.run([project], cache=True)
+    assert len(calls) == 3

@@ -1,11 +1,13 @@
 """Results cached by file content (ruff's cache): a file whose inputs did not change is not checked again.
 
 A file's key is the sha256 of everything its result depends on: its path and
-bytes, trainwell's version, the enabled codes, the target PyTorch, the preview
-and force flags, and the *dependency digest*: the contents of every file of the
-checked tree it may import, directly or through others (the project index
-reads other files only through imports; see :mod:`trainwell.lint.dependencies`). The cache is one JSON file in the cache folder, read once
-per run and replaced atomically at its end. Anything unreadable is a miss,
+bytes, trainwell's version and the checker's own source (an editable install
+changes without a new version), the enabled codes, the target PyTorch, the
+preview and force flags, and the *dependency digest*: the contents of every
+file of the checked tree it may import, directly or through others (the
+project index reads other files only through imports; see
+:mod:`trainwell.lint.dependencies`). The cache is one JSON file in the cache
+folder, read once per run and replaced atomically at its end. Anything unreadable is a miss,
 never an error, so a corrupt or foreign cache can only cost time. Results that
 hold an internal error are not stored: the next run tries again.
 """
@@ -38,6 +40,7 @@ class Cache:
         self.folder = folder
         self._files = list(files)
         self._dependencies: Dependencies | None = None
+        self._checker: str | None = None
         self._old: dict[str, dict[str, Any]] = {}
         self._new: dict[str, dict[str, Any]] = {}
         try:
@@ -53,10 +56,11 @@ class Cache:
             self._dependencies = Dependencies(self._files)
         return self._dependencies.digest(path)
 
-    @staticmethod
-    def key(path: str, data: bytes, codes: Iterable[str], target: tuple[int, int], preview: bool, force: bool, digest: str) -> str:
+    def key(self, path: str, data: bytes, codes: Iterable[str], target: tuple[int, int], preview: bool, force: bool, digest: str) -> str:
         """The sha256 of one file's inputs."""
-        settings = json.dumps([__version__, path, sorted(codes), list(target), preview, force, digest])
+        if self._checker is None:
+            self._checker = _checker_digest()
+        settings = json.dumps([__version__, self._checker, path, sorted(codes), list(target), preview, force, digest])
         return hashlib.sha256(settings.encode() + b"\0" + data).hexdigest()
 
     def get(self, key: str) -> tuple[list[Finding], list[Any]] | None:
@@ -101,6 +105,16 @@ class Cache:
             if temporary is not None:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
+
+def _checker_digest() -> str:
+    """A digest of the code that decides results: the checker, the catalog, the finding type."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted([*package.joinpath("lint").rglob("*.py"), *package.joinpath("catalog").glob("*.py"), package / "diagnostic.py"]):
+        with contextlib.suppress(OSError):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
 
 def _finding(item: dict[str, Any]) -> Finding:
     fix = item.get("fix")
