@@ -109,3 +109,10 @@ def test_why_the_fix_is_unsafe_a_checkpoint_with_a_namespace_no_longer_loads():
     buffer.seek(0)
     with pytest.raises(pickle.UnpicklingError):
         exec(compile(fixed, "t.py", "exec"), {"BUFFER": buffer})
+
+
+def test_weights_only_none_is_the_default_written_out():
+    source = "import torch\nstate = torch.load('m.pt', weights_only=None)\n"
+    [finding] = runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]
+    assert finding.fix.applicability == "unsafe" and finding.fix.edits[0].content == "True"
+    assert runner.check_source(source, "t.py", {"TW502"}, (2, 6))[0] == []

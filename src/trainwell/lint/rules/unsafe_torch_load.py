@@ -42,17 +42,22 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 "Use weights_only=True (allowlist extra classes with torch.serialization.add_safe_globals), or safetensors.",
                 _replace(ctx, weights_only),
             )
-        elif weights_only is None and not has_star_kwargs(call) and ctx.target_version < (2, 6):
+        elif (weights_only is None and not has_star_kwargs(call) or _is_none(weights_only)) and ctx.target_version < (2, 6):
             if _inside_safe_globals(ctx, call, parents) or _caller_asked_for_unsafe(ctx, call, parents):
                 continue
             major, minor = ctx.target_version
             yield ctx.finding(
                 CODE, call,
-                f"`{ctx.snippet(call)}` has no weights_only: on PyTorch < 2.6 it unpickles arbitrary code from the file, and this "
+                f"`{ctx.snippet(call)}` leaves weights_only at its default: on PyTorch < 2.6 it unpickles arbitrary code from the file, and this "
                 f"code may run on PyTorch {major}.{minor} (the declared minimum, target-version, or the default when none is declared).",
                 "Pass weights_only=True explicitly, or declare torch>=2.6 (pyproject.toml, requirements.txt) if older PyTorch is not supported.",
-                _add_weights_only(ctx, call),
+                _replace(ctx, weights_only) if weights_only is not None else _add_weights_only(ctx, call),
             )
+
+
+def _is_none(value: ast.expr | None) -> bool:
+    """``weights_only=None``: the default written out (False before 2.6)."""
+    return isinstance(value, ast.Constant) and value.value is None
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
