@@ -100,6 +100,7 @@ class Cache:
             handle, temporary = tempfile.mkstemp(dir=target, suffix=".tmp")
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 json.dump(merged, out, separators=(",", ":"))
+            os.chmod(temporary, 0o644)  # mkstemp's 0600 would lock out a CI cache shared between users
             os.replace(temporary, target / _FILE)
         except (OSError, TypeError, ValueError):  # read-only tree, full disk, a value JSON cannot hold
             if temporary is not None:
