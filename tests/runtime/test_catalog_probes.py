@@ -81,3 +81,74 @@ def test_tw305_names_the_pad_value_and_its_share():
                                    dict(padding_value=0, reduction="none")], ids=["pad-minus-100", "ignore-pad", "none"])
 def test_tw305_is_silent_when_the_padding_is_ignored(setup):
     assert _tagging(**setup) == []
+
+
+def _distributed_epochs(set_epoch: bool, epochs: int = 3) -> list:
+    from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+    data = TensorDataset(torch.randn(24, 4), torch.randint(0, 2, (24,)))
+    sampler = DistributedSampler(data, num_replicas=2, rank=0)
+    loader = DataLoader(data, batch_size=4, sampler=sampler)
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with watch(select=["TW110"]) as w:
+        for epoch in range(epochs):
+            if set_epoch:
+                sampler.set_epoch(epoch)
+            for x, y in loader:
+                optimizer.zero_grad()
+                F.cross_entropy(model(x), y).backward()
+                optimizer.step()
+    return w.findings
+
+
+def test_tw110_names_the_epoch_that_repeats_the_previous_order():
+    (finding,) = _distributed_epochs(set_epoch=False)
+    assert "epoch 1 (pass 2 over this loader)" in finding.message and "order of epoch 0" in finding.message
+    assert "12 samples" in finding.message and finding.count == 2  # epochs 1 and 2 both repeat
+    assert _distributed_epochs(set_epoch=True) == []
+
+
+def _evaluate_twice(transform, views: int = 1, watched: bool = True) -> tuple[list, torch.Tensor]:
+    """Two evaluation passes over a dataset with ``transform``; the findings and 3 numbers drawn after them."""
+    import contextlib
+
+    from torch.utils.data import DataLoader, Dataset
+
+    class Rows(Dataset):
+        def __init__(self):
+            self.x, self.transform = torch.randn(12, 4), transform
+
+        def __len__(self):
+            return len(self.x)
+
+        def __getitem__(self, i):
+            return self.transform(self.x[i])
+
+    torch.manual_seed(5)
+    model = nn.Linear(4, 1)
+    loader = DataLoader(Rows(), batch_size=6)
+    w = watch(select=["TW405"]) if watched else contextlib.nullcontext()
+    with w, torch.no_grad():
+        for _ in range(2):
+            for x in loader:
+                for _ in range(views):
+                    model(x)
+    return (w.findings if watched else []), torch.rand(3)
+
+
+class _Jitter:
+    def __call__(self, x):
+        return x + torch.randn_like(x)
+
+
+def test_tw405_names_the_random_transform_and_leaves_the_run_s_random_state_alone():
+    (finding,), after = _evaluate_twice(_Jitter())
+    assert "`_Jitter`" in finding.message and "two reads of its first sample differ" in finding.message
+    _, unwatched = _evaluate_twice(_Jitter(), watched=False)
+    assert torch.equal(after, unwatched)  # the probe's reads drew from forked generators only
+
+
+def test_tw405_is_silent_on_deterministic_transforms_and_test_time_augmentation():
+    assert _evaluate_twice(lambda x: x * 2)[0] == []
+    assert _evaluate_twice(_Jitter(), views=4)[0] == []

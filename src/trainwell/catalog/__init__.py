@@ -50,7 +50,7 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW108", "backward-on-detached-loss", "the loss is built from .detach(), .data, .item() or a re-wrapped tensor: no gradient reaches the model", STATIC, RUNTIME),
         _entry("TW109", "optimizer-params-stale", "the optimizer holds tensors that are no longer the model's parameters, or state on another device or dtype", STATIC, RUNTIME),
         # Resume and many processes
-        _entry("TW110", "sampler-epoch-not-set", "a shuffling DistributedSampler drives several epochs without set_epoch(epoch): every epoch sees the same order", STATIC),
+        _entry("TW110", "sampler-epoch-not-set", "a shuffling DistributedSampler drives several epochs without set_epoch(epoch): every epoch sees the same order", STATIC, RUNTIME),
         _entry("TW111", "data-not-sharded", "a DistributedDataParallel model fed by a loader every rank reads whole: each rank trains on the same samples", STATIC),
         _entry("TW112", "resume-state-incomplete", "a resumed run restores the model but not the optimizer, scheduler or scaler state that shapes the next steps", STATIC),
         # Modes and the autograd graph
@@ -70,7 +70,7 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW402", "fit-on-all-data", "normalisation statistics or a preprocessor fitted on the full dataset before the train/validation split", STATIC),
         _entry("TW403", "device-mismatch", "a batch or its labels are not moved to the model's device", STATIC, RUNTIME),
         _entry("TW404", "input-bound", "the run waits on data for a large share of each step", RUNTIME),
-        _entry("TW405", "random-augmentation-in-eval", "validation or test data goes through random augmentation: validation metrics are noisy and biased", STATIC),
+        _entry("TW405", "random-augmentation-in-eval", "validation or test data goes through random augmentation: validation metrics are noisy and biased", STATIC, RUNTIME),
         _entry("TW406", "split-not-reproducible", "a random train/validation split without a fixed seed, recomputed on resume or in each process: validation leaks into training", STATIC),
         # Modules and I/O
         _entry("TW501", "missing-super-init", "an nn.Module subclass whose __init__ never calls super().__init__()", STATIC),
