@@ -83,8 +83,18 @@ class HandUpdates:
         self.backward_at = user_location()
 
     def on_step_pre(self, optimizer: Any, closure: Any) -> None:
-        if optimizer is not self.update:
+        if optimizer is not self.update and not self.off:
             self.armed, self.off = False, True  # an optimizer steps in this run: its steps are the steps
+            self._unsubscribe()
+
+    def _unsubscribe(self) -> None:
+        """Leave the hot events (every forward, backward, zero_grad) once an optimizer does the steps."""
+        assert self.bus is not None
+        for name in ("root_forward", "backward", "backward_done", "zero_grad", "clip", "clip_done", "train_mode", "loader_iter"):
+            callbacks = getattr(self.bus, name)
+            callback = getattr(self, f"on_{name}")
+            if callback in callbacks:
+                callbacks.remove(callback)
 
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
         if self.armed:

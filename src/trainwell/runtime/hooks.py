@@ -280,7 +280,11 @@ def _patch_module_call(bus: Bus) -> Handle:
         finally:
             depth[0] = 0
         if output is not None:
-            _emit(callbacks, module, output)
+            for callback in callbacks:  # emit(), inlined: this runs on every forward
+                try:
+                    callback(module, output)
+                except Exception as error:  # noqa: BLE001 - a probe's bug must never break training
+                    callbacks.fault(callback, error)
         return output
 
     return Patch(torch.nn.Module, "__call__", __call__)

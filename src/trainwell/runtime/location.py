@@ -3,7 +3,7 @@ and the standard library.
 
 A finding is only useful at the line the user wrote, never inside a library
 frame. Classifying a code object is cached, so a walk costs a few dict
-lookups per frame.
+lookups per frame (keyed by file name).
 """
 
 from __future__ import annotations
@@ -29,16 +29,16 @@ _STDLIB_ROOTS = tuple({_root(_PATHS["stdlib"]), _root(_PATHS["platstdlib"])})
 # site-packages sits inside the stdlib folder: third-party code there is not stdlib
 _THIRD_PARTY_ROOTS = tuple({_root(_PATHS["purelib"]), _root(_PATHS["platlib"])})
 _CHECKER_ROOT = _root(os.path.dirname(os.path.abspath(__file__)))  # trainwell/runtime: the watcher's own frames
-_is_user_cache: dict[CodeType, bool] = {}
+_is_user_cache: dict[str, bool] = {}  # by file name: a str caches its hash, a code object does not
 
 Location = tuple[str, int]
 
 
 def is_user_code(code: CodeType) -> bool:
     """Whether ``code`` belongs to the user (not torch, trainwell or the standard library)."""
-    known = _is_user_cache.get(code)
+    filename = code.co_filename
+    known = _is_user_cache.get(filename)
     if known is None:
-        filename = code.co_filename
         if filename.startswith("<") and filename != "<stdin>" and not filename.startswith("<ipython"):
             known = False  # frozen importlib, <string> from the library
         else:
@@ -46,24 +46,33 @@ def is_user_code(code: CodeType) -> bool:
             library = path.startswith(_LIBRARY_ROOTS)
             stdlib = path.startswith(_STDLIB_ROOTS) and not path.startswith(_THIRD_PARTY_ROOTS)
             known = not (library or stdlib)
-        _is_user_cache[code] = known
+        _is_user_cache[filename] = known
     return known
 
 
-def user_frame(depth: int = 1) -> FrameType | None:
-    """The innermost frame, starting ``depth`` frames above the caller, that is user code."""
-    frame: FrameType | None = sys._getframe(depth + 1)
-    while frame is not None and not is_user_code(frame.f_code):
-        frame = frame.f_back
-    return frame
-
-
 def user_location(depth: int = 1) -> Location | None:
-    """``(path, line)`` of the first user frame above the caller, or None if there is none."""
-    frame = user_frame(depth + 1)
-    if frame is None:
-        return None
-    return frame.f_code.co_filename, frame.f_lineno
+    """``(path, line)`` of the innermost user frame, ``depth`` frames up from here or above
+    (1: the caller, a probe, whose own frame is not user code), or None if there is none."""
+    frame: FrameType | None = sys._getframe(depth)
+    while frame is not None:
+        code = frame.f_code
+        known = _is_user_cache.get(code.co_filename)
+        if known is None:
+            known = is_user_code(code)
+        if known:
+            return code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+def caller_location(depth: int) -> Location | None:
+    """Like ``user_location``, but first tries the frame exactly ``depth`` frames up (the
+    caller of a hook, on a hot path), walking up only when that one is library code."""
+    frame = sys._getframe(depth)
+    code = frame.f_code
+    if _is_user_cache.get(code.co_filename):
+        return code.co_filename, frame.f_lineno
+    return user_location(depth + 1)
 
 
 def traceback_user_frame(tb: TracebackType | None) -> tuple[FrameType, int] | None:

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 torch.manual_seed(0)
-vocab, block, batch = 16, 8, 4
+vocab, block, batch = 32, 8, 8
 data = torch.randint(0, vocab, (400,))
 train_data, val_data = data[:320], data[320:]
 max_iters, eval_interval, eval_iters = 24, 10, 2

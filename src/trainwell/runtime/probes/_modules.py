@@ -11,26 +11,29 @@ from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.dropout import _DropoutNd
 
 _MODE_DEPENDENT = (_DropoutNd, _BatchNorm, nn.AlphaDropout, nn.FeatureAlphaDropout)
-_mode_cache: weakref.WeakKeyDictionary[nn.Module, bool] = weakref.WeakKeyDictionary()
-_params_cache: weakref.WeakKeyDictionary[nn.Module, bool] = weakref.WeakKeyDictionary()
+# id(module) -> (a weak reference that drops the entry with the module, holds parameters, mode matters);
+# a plain dict by id: a WeakKeyDictionary lookup costs several times more on every forward
+_facts: dict[int, tuple[weakref.ref[nn.Module], bool, bool]] = {}
+
+
+def _of(module: nn.Module) -> tuple[weakref.ref[nn.Module], bool, bool]:
+    entry = _facts.get(id(module))
+    if entry is None or entry[0]() is not module:
+        key = id(module)
+        ref = weakref.ref(module, lambda _, key=key: _facts.pop(key, None))
+        entry = (ref, next(module.parameters(), None) is not None, any(isinstance(m, _MODE_DEPENDENT) for m in module.modules()))
+        _facts[key] = entry
+    return entry
 
 
 def mode_matters(module: nn.Module) -> bool:
     """Whether train/eval changes what ``module`` computes (it holds Dropout or BatchNorm)."""
-    known = _mode_cache.get(module)
-    if known is None:
-        known = any(isinstance(m, _MODE_DEPENDENT) for m in module.modules())
-        _mode_cache[module] = known
-    return known
+    return _of(module)[2]
 
 
 def has_parameters(module: nn.Module) -> bool:
     """Whether ``module`` holds parameters (a loss module does not)."""
-    known = _params_cache.get(module)
-    if known is None:
-        known = next(module.parameters(), None) is not None
-        _params_cache[module] = known
-    return known
+    return _of(module)[1]
 
 
 def first_tensor(output: Any) -> torch.Tensor | None:

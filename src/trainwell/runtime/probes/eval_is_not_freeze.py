@@ -17,6 +17,7 @@ import torch
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
+from trainwell.runtime.probes._modules import has_parameters
 
 
 class EvalIsNotFreeze(Probe):
@@ -37,7 +38,7 @@ class EvalIsNotFreeze(Probe):
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
         # Only a module with parameters trains; a loss module in train mode does
         # not make a whole model left in eval mode a "frozen part" (that is TW201).
-        if module.training and next(module.parameters(), None) is not None:
+        if not self.training_forward and module.training and has_parameters(module):
             self.training_forward = True
 
     def on_step_pre(self, optimizer: torch.optim.Optimizer, closure: Any) -> None:

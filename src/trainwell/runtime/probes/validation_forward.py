@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from trainwell.runtime.location import Location, user_location
+from trainwell.runtime.location import Location, caller_location
 from trainwell.runtime.probes import Probe
 from trainwell.runtime.probes._modules import first_tensor, has_parameters, mode_matters
 
@@ -64,7 +64,7 @@ class ValidationForward(Probe):
         node = tensor.grad_fn if tensor is not None and grad else None
         if node is None and not (training and mode_matters(module)):
             return
-        where = user_location()
+        where = caller_location(3)  # this callback <- Module.__call__'s wrapper <- the caller
         session = self.session
         if node is not None and self.used_count.get((id(module), where), 0) >= _TRUSTED_AFTER and not session.checks(session.step + 1):
             self.trusted_training[id(module)] = session.tick()  # a training place: this forward trains
