@@ -3,7 +3,9 @@
 ``python -m torch.distributed.run --nproc-per-node 2 ddp_worker.py SCENARIO OUT [STRATEGY]``
 - ``train``: a straight run, a run stopped at step 6 (a checkpoint), and its resume
   in 2 processes, under STRATEGY (ddp or fsdp); rank 0 saves the final weights of
-  both to OUT.
+  both to OUT. Rank 0 writes the step-6 checkpoint slowly (0.5 s): a rank that
+  looked for the newest checkpoint on its own would find step 4 meanwhile. Then a
+  new run in the same run directory: both ranks must raise rank 0's refusal.
 - ``raise``: rank 1 raises at its 3rd training forward; the job must end, not hang.
 - ``skip``: under ``nonfinite="skip"``, rank 1's loss is nan at its 3rd and 8th
   training forwards (the 8th closes a window); both ranks must skip those batches
@@ -12,6 +14,7 @@
 
 import os
 import sys
+import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -19,6 +22,7 @@ import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
 from trainwell.errors import TrainwellError  # noqa: E402
+from trainwell.fit import checkpoint as ckpt  # noqa: E402
 from trainwell.fit.trainer import Trainer  # noqa: E402
 
 N, D, C = 60, 5, 3
@@ -44,8 +48,18 @@ def make_trainer(model, batch_size, **kw):
     return Trainer(model, lambda p: torch.optim.AdamW(p, lr=1e-2), **args)
 
 
+def slow_step_6(save):
+    def slowly(path, payload):
+        if path.name == "step-00000006.ckpt":
+            time.sleep(0.5)
+        return save(path, payload)
+
+    return slowly
+
+
 def train(out: str, strategy: str) -> None:
     torch.set_num_threads(1)
+    ckpt.save_checkpoint = slow_step_6(ckpt.save_checkpoint)
     train_data, val_data = make_data()
     rank = int(os.environ["RANK"])
     trainer = make_trainer(make_model(), PER_RANK_BATCH, strategy=strategy)
@@ -60,8 +74,16 @@ def train(out: str, strategy: str) -> None:
     resumed = make_trainer(make_model(), PER_RANK_BATCH, run_dir=run_dir, strategy=strategy)
     resumed.fit(train_data, val_data, resume=run_dir)
     weights = resumed.model_state_dict()
+    try:  # a new run in the used folder: every rank gets rank 0's refusal (none trains on)
+        make_trainer(make_model(), PER_RANK_BATCH, run_dir=run_dir, strategy=strategy).fit(
+            train_data, val_data)
+        refused = None
+    except TrainwellError as error:
+        refused = f"rank {rank}: {error}"
+    refusals = [None, None]
+    torch.distributed.all_gather_object(refusals, refused)
     if rank == 0:
-        torch.save({"weights": weights}, os.path.join(out, "resumed.pt"))
+        torch.save({"weights": weights, "refused": refusals}, os.path.join(out, "resumed.pt"))
     trainer.close()
 
 

@@ -40,6 +40,8 @@ def train(run_dir: str, stall: int, epochs: int = EPOCHS) -> None:
             real(fd)
 
         os.fsync = stalling_fsync
+    # A life killed before its first checkpoint left a run with none: start it over.
+    has = bool(ckpt.step_files(os.path.join(run_dir, "checkpoints")))
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(D, 16), nn.ReLU(), nn.Dropout(0.2), nn.Linear(16, C))
     g = torch.Generator().manual_seed(1)
@@ -48,8 +50,7 @@ def train(run_dir: str, stall: int, epochs: int = EPOCHS) -> None:
                       scheduler=lambda o: torch.optim.lr_scheduler.StepLR(o, 5, gamma=0.9),
                       max_epochs=epochs, batch_size=4, accumulate=2, device="cpu", seed=3,
                       deterministic=True, run_dir=run_dir, checkpoint_every=1, keep_last=2,
-                      log_every=1000, progress=False)
-    has = bool(ckpt.step_files(os.path.join(run_dir, "checkpoints")))
+                      log_every=1000, progress=False, overwrite=not has)
     trainer.fit((x, y), val_data=(x[:16], y[:16]), resume=run_dir if has else None)
 
 

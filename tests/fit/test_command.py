@@ -48,7 +48,7 @@ def project(tmp_path, monkeypatch):
     def write(**keys):
         config = {"model": f"{name}:make_model", "data": f"{name}:make_data", "max_epochs": 2,
                   "batch_size": 16, "metrics": ["accuracy"], "progress": False,
-                  "tensorboard": False, "curves": False, **keys}
+                  "curves": False, **keys}
         path = tmp_path / "run.yaml"
         path.write_text(yaml.safe_dump(config))
         return str(path)
@@ -119,7 +119,7 @@ def test_schedule_length_is_filled_in_from_the_data(project, capsys):
     assert "warning" not in captured.err  # the Trainer's horizon preflight agrees
     assert "epoch 2, step 8:" in captured.out  # 7 batches of 10 -> 4 steps per epoch
     # the same preflight does object to a horizon that does not match
-    assert main(argv + ["--scheduler-arg", "total_steps=20"]) == 0
+    assert main(argv + ["--scheduler-arg", "total_steps=20", "--overwrite"]) == 0
     assert "trainwell: warning: OneCycleLR has total_steps=20" in capsys.readouterr().err
 
 

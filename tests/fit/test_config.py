@@ -71,7 +71,8 @@ def test_every_config_key_has_a_flag():
     parser = argparse.ArgumentParser()
     command.add_arguments(parser)
     flags = {s for action in parser._actions for s in action.option_strings}
-    special = {"optimizer": "--optimizer", "scheduler": "--scheduler", "metrics": "--metric"}
+    special = {"optimizer": "--optimizer", "scheduler": "--scheduler", "metrics": "--metric",
+               "loggers": "--logger"}
     for name in cfg.field_names():
         assert special.get(name, "--" + name.replace("_", "-")) in flags, name
 

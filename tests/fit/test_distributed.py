@@ -6,10 +6,13 @@ Tolerance: 2 processes x batch 4 and 1 process x batch 8 see the same samples in
 same global batches; only the order of the gradient sums differs (all-reduce of two
 half-batch means vs one mean), so the weights agree to allclose(atol=1e-6, rtol=0)
 after 12 AdamW steps (measured: max abs diff ~3e-8).
+
+Every process is started through procs.run: a hang fails the test and leaves no worker.
 """
 
-import subprocess
+import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,7 @@ from trainwell.fit.trainer import Trainer
 
 WORKER = Path(__file__).with_name("ddp_worker.py")
 import ddp_worker as w  # noqa: E402
+import procs  # noqa: E402
 
 ATOL = 1e-6
 
@@ -32,7 +36,7 @@ ATOL = 1e-6
 def torchrun(scenario, *args, timeout=120):
     env = dict(child_environment(), OMP_NUM_THREADS="1")
     command = torchrun_command(2, [str(WORKER), scenario, *map(str, args)])
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    return procs.run(command, timeout, env=env)
 
 
 def assert_close(a, b):
@@ -55,7 +59,10 @@ def test_two_processes_match_one_and_checkpoints_resume_in_one_and_two(tmp_path,
         assert mine["val_loss"] == pytest.approx(theirs["val_loss"], abs=1e-6)
         assert mine["train_loss"] == pytest.approx(theirs["train_loss"], abs=1e-6)
 
-    resumed_in_two = torch.load(tmp_path / "resumed.pt")["weights"]
+    resumed = torch.load(tmp_path / "resumed.pt")
+    for rank, refused in enumerate(resumed["refused"]):  # rank 0 decided, both raised
+        assert refused.startswith(f"rank {rank}: run_dir=") and "already holds a run" in refused
+    resumed_in_two = resumed["weights"]
     for key, value in straight["weights"].items():  # same world size: bitwise
         assert torch.equal(resumed_in_two[key], value), key
 
@@ -228,13 +235,36 @@ def test_fsdp_blocks_are_container_children_with_parameters():
 
 def test_fit_nproc_trains_in_two_processes_into_one_run_directory(tmp_path):
     run_dir = tmp_path / "run"
-    done = subprocess.run(
+    done = procs.run(
         [sys.executable, "-m", "trainwell", "fit", "--nproc", "2", "--max-epochs", "1",
-         "--threads", "1", "--no-progress", "--no-tensorboard", "--no-mlflow", "--no-curves",
-         "--run-dir", str(run_dir)],
-        env=child_environment(), capture_output=True, text=True, timeout=180)
+         "--threads", "1", "--no-progress", "--no-curves",
+         "--run-dir", str(run_dir)], 180, env=child_environment())
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.count("best val_acc") == 1  # rank 0 speaks for the run
     rows = (run_dir / "metrics.csv").read_text().splitlines()
     assert len(rows) == 2  # header + epoch 1, written once
     assert [f.name for f in ckpt.step_files(run_dir / "checkpoints")]
+
+
+def test_a_timeout_kills_workers_that_left_the_process_group_and_ignore_sigterm(tmp_path):
+    """What torchrun does: each worker in a session of its own. None may outlive the test."""
+    pid_file = tmp_path / "worker.pid"
+    worker = ("import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+              f"open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)")
+    launcher = ("import subprocess, sys, time; "
+                f"subprocess.Popen([sys.executable, '-c', {worker!r}], start_new_session=True, "
+                "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+                "time.sleep(60)")
+    with pytest.raises(pytest.fail.Exception, match="no end after 3 s"):
+        procs.run([sys.executable, "-c", launcher], 3)
+    pid = int(pid_file.read_text())
+    for _ in range(100):  # SIGKILL is delivered at once; reaping by init may take a moment
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                break  # killed, not yet reaped
+        except (FileNotFoundError, ProcessLookupError):
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError(f"worker {pid} outlived the timeout")

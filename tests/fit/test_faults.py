@@ -137,12 +137,13 @@ def test_nonfinite_skip_limit_names_the_last_good_checkpoint(tmp_path):
 
 def test_stale_temp_files_go_and_pruning_keeps_the_newest(tmp_path):
     folder = tmp_path / "checkpoints"
-    folder.mkdir()
-    stale = folder / ".step-00000003.ckpt.tmp-999999"
+    make_trainer(make_model(), tmp_path, max_epochs=1, checkpoint_every=1,
+                 keep_last=2).fit(make_data())
+    stale = folder / ".step-00000003.ckpt.tmp-999999"  # a writer killed mid-write
     stale.write_bytes(b"half a checkpoint")
-    result = make_trainer(make_model(), tmp_path, max_epochs=1, checkpoint_every=1,
-                          keep_last=2).fit(make_data())
+    result = make_trainer(make_model(), tmp_path, max_epochs=2, checkpoint_every=1,
+                          keep_last=2).fit(make_data(), resume=tmp_path)
     names = sorted(p.name for p in folder.iterdir())
-    assert names == ["best.ckpt", "step-00000004.ckpt", "step-00000005.ckpt"]
-    assert result.last_checkpoint == folder / "step-00000005.ckpt"
+    assert names == ["best.ckpt", "step-00000009.ckpt", "step-00000010.ckpt"]
+    assert result.last_checkpoint == folder / "step-00000010.ckpt"
     assert all(ckpt.is_good(folder / n) for n in names)

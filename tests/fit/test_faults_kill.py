@@ -35,9 +35,11 @@ STEPS = EPOCHS * 8  # see fault_zygote.py
 class Zygote:
     def __init__(self) -> None:
         env = dict(os.environ, OMP_NUM_THREADS="1", TW_EPOCHS=str(EPOCHS))
+        # Its own session: the watchdog kills the zygote and its forked children together.
         self.proc = subprocess.Popen([sys.executable, str(ZYGOTE)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
-        self.watchdog = threading.Timer(150, self.proc.kill)  # a hang fails, never blocks
+                                     stdout=subprocess.PIPE, text=True, env=env,
+                                     start_new_session=True)
+        self.watchdog = threading.Timer(150, self.kill)  # a hang fails, never blocks
         self.watchdog.start()
 
     def start(self, run_dir: Path, stall: int = 0) -> int:
@@ -58,7 +60,13 @@ class Zygote:
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
+            self.kill()
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def wait_for_stall(folder: Path, pid: int, deadline: float) -> None:

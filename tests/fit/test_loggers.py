@@ -1,4 +1,4 @@
-"""TensorBoard and MLflow loggers, tested by reading back what they wrote."""
+"""TensorBoard and MLflow loggers: opt-in, and tested by reading back what they wrote."""
 
 import pytest
 import torch
@@ -45,13 +45,47 @@ def test_without_a_run_directory_nothing_is_written(tmp_path, monkeypatch):
     assert logger.writer is None and list(tmp_path.iterdir()) == []
 
 
-def test_loggers_follow_what_is_installed_and_what_is_asked(monkeypatch):
+def test_loggers_are_opt_in_and_asking_for_a_missing_one_is_an_error(monkeypatch):
+    assert loggers.make_loggers([]) == []  # installed (the test extras) is not asked for
+    made = loggers.make_loggers(["tensorboard", "mlflow"])
+    assert [type(c) for c in made] == [loggers.TensorBoardLogger, loggers.MLflowLogger]
+    with pytest.raises(TrainwellError, match="logger 'wandb' is not known; use tensorboard or mlflow"):
+        loggers.make_loggers(["wandb"])
     monkeypatch.setattr(loggers, "installed", lambda name: name == "tensorboard")
-    made = loggers.make_loggers(None, None)
-    assert [type(c) for c in made] == [loggers.TensorBoardLogger]
-    assert loggers.make_loggers(False, False) == []
-    with pytest.raises(TrainwellError, match="mlflow: true, but mlflow is not installed"):
-        loggers.make_loggers(None, True)
+    with pytest.raises(TrainwellError, match="logger 'mlflow' is asked for but mlflow is not "
+                                             "installed; pip install mlflow"):
+        loggers.make_loggers(["mlflow"])
+
+
+def test_the_cli_writes_a_logger_only_when_asked_and_lists_what_it_wrote(tmp_path, capsys):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from trainwell.cli import main
+
+    base = ["fit", "--max-epochs", "1", "--no-progress", "--no-curves"]  # the bundled default
+    assert main([*base, "--run-dir", str(tmp_path / "plain")]) == 0
+    out = capsys.readouterr().out
+    assert (f"run directory: {tmp_path / 'plain'} (checkpoints/, config.yaml, metrics.csv, "
+            "steps.csv)\n") in out
+    assert main([*base, "--run-dir", str(tmp_path / "tb"), "--logger", "tensorboard"]) == 0
+    out = capsys.readouterr().out
+    assert "(checkpoints/, config.yaml, metrics.csv, steps.csv, tensorboard/)\n" in out
+    events = EventAccumulator(str(tmp_path / "tb" / "tensorboard"))
+    events.Reload()
+    [record] = read_csv(tmp_path / "tb" / "metrics.csv")
+    [logged] = events.Scalars("epoch/val_loss")
+    assert logged.step == record["step"] and logged.value == pytest.approx(record["val_loss"])
+
+
+def test_loggers_in_the_config_are_checked_by_name():
+    from trainwell.fit import config as cfg
+
+    assert cfg.build({"loggers": ["mlflow", "tensorboard"]}).loggers == ["mlflow", "tensorboard"]
+    assert cfg.build({"loggers": "tensorboard"}).loggers == ["tensorboard"]
+    assert cfg.build({}).loggers == []
+    with pytest.raises(TrainwellError, match="run.yaml: loggers: expected a list of tensorboard, "
+                                             "mlflow"):
+        cfg.build({"loggers": ["tensorbord"]}, "run.yaml")
 
 
 def test_mlflow_local_store_holds_params_and_metrics(tmp_path):

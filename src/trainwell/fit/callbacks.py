@@ -8,6 +8,8 @@ values (no host sync); values arrive, already on the host, in ``on_log``
 from __future__ import annotations
 
 import csv
+import io
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,20 +76,69 @@ def _append_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         writer.writerows(rows)
 
 
+def _replace_rows(path: Path, fields: list[str], rows: list[dict[str, Any]]) -> None:
+    """Write ``rows`` as the whole file, atomically (none: no file)."""
+    if not rows:
+        path.unlink(missing_ok=True)
+        return
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=fields, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text.getvalue())
+    os.replace(tmp, path)
+
+
+def _rows_before(path: Path, step: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """The header and the rows of ``path`` logged at or before optimizer step ``step``."""
+    if not path.exists():
+        return [], []
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), [r for r in reader if float(r["step"]) <= step]
+
+
 class CSVLogger(Callback):
     """``run_dir/steps.csv`` (log records) and ``run_dir/metrics.csv`` (epoch records).
 
-    Appends, so a resumed run continues the same files.
+    A resumed run continues the same files, first cut back to the checkpoint it
+    resumed from (a run killed after a checkpoint may have logged beyond it):
+    metrics.csv becomes the checkpoint's epoch history, steps.csv loses later
+    rows. So each step and epoch appears once, also in a new run directory
+    started from another run's checkpoint.
     """
 
     def __init__(self, run_dir: str | Path) -> None:
         self.run_dir = Path(run_dir)
+
+    def on_fit_start(self, trainer: Any, state: Any) -> None:
+        history = state.history
+        _replace_rows(self.run_dir / "metrics.csv", list(history[0]) if history else [], history)
+        _replace_rows(self.run_dir / "steps.csv", *_rows_before(self.run_dir / "steps.csv", state.step))
 
     def on_log(self, trainer: Any, state: Any, record: dict[str, float]) -> None:
         _append_rows(self.run_dir / "steps.csv", [record])
 
     def on_epoch_end(self, trainer: Any, state: Any, record: dict[str, Any]) -> None:
         _append_rows(self.run_dir / "metrics.csv", [record])
+
+
+class ConfigFile(Callback):
+    """``run_dir/config.yaml``: written when the run starts, after every check passed.
+
+    So a run refused or failed at start leaves the old file (or none), and a
+    resume that finds the run finished does not rewrite it.
+    """
+
+    def __init__(self, text: str, name: str = "config.yaml") -> None:
+        self.text, self.name = text, name
+
+    def on_fit_start(self, trainer: Any, state: Any) -> None:
+        path = Path(trainer.run_dir) / self.name
+        tmp = path.with_name(f".{self.name}.tmp-{os.getpid()}")
+        tmp.write_text(self.text)
+        os.replace(tmp, path)  # a reader sees the old config or the new one, whole
 
 
 def _fmt(value: Any) -> str:

@@ -65,21 +65,36 @@ def save_checkpoint(path: Path, payload: dict[str, Any]) -> Path:
     return Path(path)
 
 
-def _problem(path: Path) -> tuple[str | None, bytes]:
-    """Why the file at ``path`` is not a good checkpoint (None if it is), and its payload."""
+def _problem(path: Path) -> tuple[str | None, bytes, str]:
+    """Why the file at ``path`` is not a good checkpoint (None if it is), its payload and sha256."""
     try:
         raw = Path(path).read_bytes()
     except OSError as e:
-        return f"cannot be read ({e.strerror})", b""
+        return f"cannot be read ({e.strerror})", b"", ""
     head, _, body = raw.partition(b"\n")
     m = re.fullmatch(rb"TRAINWELL-CHECKPOINT 1 sha256=([0-9a-f]{64}) size=(\d+)", head)
     if not raw.startswith(MAGIC) or m is None:
-        return "is not a trainwell checkpoint (bad header)", b""
+        return "is not a trainwell checkpoint (bad header)", b"", ""
     if len(body) != int(m.group(2)):
-        return f"is truncated ({len(body)} of {int(m.group(2))} bytes)", b""
-    if hashlib.sha256(body).hexdigest() != m.group(1).decode():
-        return "is corrupt (checksum mismatch)", b""
-    return None, body
+        return f"is truncated ({len(body)} of {int(m.group(2))} bytes)", b"", ""
+    sha = hashlib.sha256(body).hexdigest()
+    if sha != m.group(1).decode():
+        return "is corrupt (checksum mismatch)", b"", sha
+    return None, body, sha
+
+
+def digest(path: Path) -> str | None:
+    """The sha256 a checkpoint's header declares (None for a file that is not one).
+
+    Reads only the header line: what ranks compare to know they load the same file.
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.readline(200)
+    except OSError:
+        return None
+    m = re.match(rb"TRAINWELL-CHECKPOINT 1 sha256=([0-9a-f]{64}) ", head)
+    return m.group(1).decode() if m else None
 
 
 def is_good(path: Path) -> bool:
@@ -87,16 +102,20 @@ def is_good(path: Path) -> bool:
     return _problem(path)[0] is None
 
 
-def load_checkpoint(path: Path) -> dict[str, Any]:
+def load_checkpoint(path: Path, expected: str | None = None) -> dict[str, Any]:
     """Verify and load a checkpoint (``weights_only=True``, tensors on the CPU).
 
+    ``expected``: the sha256 another rank read in the same file's header; a
+    different one means the file changed between the two reads.
     Raises TrainwellError naming the file and the previous good checkpoint
     next to it, when there is one.
     """
     path = Path(path)
     if not path.is_file():
         raise TrainwellError(f"checkpoint {path} does not exist")
-    problem, body = _problem(path)
+    problem, body, sha = _problem(path)
+    if problem is None and expected is not None and sha != expected:
+        problem = f"changed while the ranks read it (sha256 {sha[:12]}, rank 0 read {expected[:12]})"
     if problem is not None:
         previous = previous_good(path)
         hint = (f"; the previous good checkpoint is {previous}: resume from it"

@@ -21,14 +21,12 @@ from trainwell.fit import config as cfg
 
 RUNS_FOLDER = Path("trainwell-runs")
 # Keys set by their own flags below, not by the generated ones.
-_SPECIAL = {"optimizer", "scheduler", "metrics"}
+_SPECIAL = {"optimizer", "scheduler", "metrics", "loggers"}
 _HELP = {
     "model": "model factory 'module:function' returning an nn.Module (default: the bundled digits MLP)",
     "data": "data factory 'module:function' returning (train, val): (X, y) tensors or DataLoaders",
     "loss": "a torch.nn loss class name, or 'module:function' (default CrossEntropyLoss)",
     "run_dir": "run directory (default: a new folder under ./trainwell-runs/)",
-    "tensorboard": "TensorBoard event files in the run directory (default: when installed)",
-    "mlflow": "MLflow local store (mlflow.db) in the run directory (default: when installed)",
     "curves": "write curves.png (loss, metrics, learning rate) at the end",
     "threads": "CPU threads for PyTorch (torch.set_num_threads; default: PyTorch's choice)",
     "max_epochs": "training epochs",
@@ -62,6 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "--batch-size is per process; see --strategy)")
     parser.add_argument("--resume", metavar="PATH",
                         help="continue a run: its run directory or a checkpoint file")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the run already in --run-dir (its files are removed first)")
     parser.add_argument("--print-config", action="store_true",
                         help="print the effective config as YAML and exit")
     group = parser.add_argument_group(
@@ -83,6 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                default=argparse.SUPPRESS, help=help_text)
     group.add_argument("--metric", dest="metric", action="append", metavar="NAME[=SPEC]",
                        help="validation metric: 'accuracy', or NAME=module:function (repeatable)")
+    group.add_argument("--logger", dest="logger", action="append",
+                       choices=(*cfg.LOGGERS, "none"),
+                       help="also log to TensorBoard (tensorboard/) or MLflow (mlflow.db) in the run "
+                            "directory (repeatable; 'none': only the CSV files, always written)")
     group.add_argument("--optimizer", metavar="NAME", help="torch.optim class (default AdamW)")
     group.add_argument("--lr", metavar="FLOAT", help="the optimizer's learning rate")
     group.add_argument("--optimizer-arg", action="append", metavar="KEY=VALUE",
@@ -101,9 +105,13 @@ def run(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(cfg.dump(config))
         return 0
+    if config.run_dir is not None:  # a run directory of another run: refused before any work
+        from trainwell.fit import rundir
+
+        rundir.claim(Path(config.run_dir), resume, args.overwrite, cli=True)
     if args.nproc is not None:
         return _launch(args.nproc, config)
-    return train(config, resume)
+    return train(config, resume, args.overwrite)
 
 
 def _launch(nproc: int, config: cfg.FitConfig) -> int:
@@ -170,6 +178,8 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
                 out[name] = _scalar(value, "--" + name.replace("_", "-"))
     if args.metric:
         out["metrics"] = dict(_metric_item(item) for item in args.metric)
+    if args.logger:
+        out["loggers"] = [name for name in args.logger if name != "none"]
     optimizer = _pairs(args.optimizer_arg, "--optimizer-arg")
     if args.lr is not None:
         optimizer["lr"] = _scalar(args.lr, "--lr")
@@ -189,7 +199,7 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def train(config: cfg.FitConfig, resume: Path | None) -> int:
+def train(config: cfg.FitConfig, resume: Path | None, overwrite: bool = False) -> int:
     """Build everything the config names, fit, and print the result."""
     import warnings
 
@@ -197,13 +207,15 @@ def train(config: cfg.FitConfig, resume: Path | None) -> int:
 
     from trainwell.fit.curves import CurvesPlot
     from trainwell.fit.loggers import make_loggers
+    from trainwell.fit.callbacks import ConfigFile
     from trainwell.fit.seeding import seed_everything
-    from trainwell.fit.trainer import Trainer
+    from trainwell.fit.trainer import FinishedRunWarning, Trainer
 
     if config.threads is not None:
         torch.set_num_threads(config.threads)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning if _rank() == 0 else _silent
+        warnings.filterwarnings("ignore", category=FinishedRunWarning)  # said below, in flags
         seed_everything(config.seed)  # the factories' random init is part of the run
         model = cfg.call_factory(config.model, "model")
         data = cfg.call_factory(config.data, "data")
@@ -213,25 +225,21 @@ def train(config: cfg.FitConfig, resume: Path | None) -> int:
         if _world() > 1 and config.run_dir is None:
             raise TrainwellError("under torchrun pass --run-dir (one folder for all ranks), or "
                                  "use `trainwell fit --nproc N`, which picks one")
-        callbacks = make_loggers(config.tensorboard, config.mlflow, cfg.to_dict(config)) \
-            if rank0 else []
+        callbacks = make_loggers(config.loggers, cfg.to_dict(config)) if rank0 else []
         if config.curves and rank0:
             callbacks.append(CurvesPlot())
-        existed = config.run_dir is not None and Path(config.run_dir).exists()
-        run_dir = _new_run_dir(config.run_dir)
-        try:
-            trainer = Trainer(**arguments, run_dir=run_dir, callbacks=callbacks)
-        except BaseException:
-            if not existed:
-                _remove_if_empty(run_dir)
-            raise
-        if rank0:
-            (run_dir / "config.yaml").write_text(
-                cfg.dump(dataclasses.replace(config, run_dir=str(run_dir))))
+        run_dir = _new_run_dir(config.run_dir)  # made by the Trainer once the run can start
+        if rank0:  # written when training starts: a refused or failed start leaves none
+            callbacks.insert(0, ConfigFile(cfg.dump(dataclasses.replace(config, run_dir=str(run_dir)))))
+        trainer = Trainer(**arguments, run_dir=run_dir, callbacks=callbacks, overwrite=overwrite)
         started = time.perf_counter()
         result = trainer.fit(train_data, val_data, resume=resume)
         seconds = time.perf_counter() - started
     trainer.close()  # the process group, when the Trainer made one
+    if result.already_finished:
+        if rank0:
+            _print_finished(result, run_dir, config)
+        return 0
     if rank0:
         _print_summary(result, run_dir, config.monitor, seconds)
     # Stopped by a signal after saving a checkpoint: the shell's code for that signal.
@@ -312,27 +320,29 @@ def _run_dir_of(resume: Path) -> Path | None:
     return None
 
 
-def _remove_if_empty(run_dir: Path) -> None:
-    """Nothing ran: leave no empty run directory (nor an empty runs folder) behind."""
-    for folder in (run_dir, RUNS_FOLDER):
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-
-
 def _new_run_dir(run_dir: str | None) -> Path:
+    """The run directory: the one asked for, or a new name under trainwell-runs/ (not made
+    here: the Trainer makes it when the run starts, so a failed start leaves nothing)."""
     if run_dir is not None:
-        path = Path(run_dir)
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+        return Path(run_dir)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for n in range(1, 1000):
         path = RUNS_FOLDER / (stamp if n == 1 else f"{stamp}-{n}")
-        try:
-            path.mkdir(parents=True)
+        if not path.exists():
             return path
-        except FileExistsError:
-            continue
-    raise TrainwellError(f"cannot create a new run directory under {RUNS_FOLDER}; pass --run-dir")
+    raise TrainwellError(f"cannot find a new run directory name under {RUNS_FOLDER}; pass --run-dir")
+
+
+def _print_finished(result: Any, run_dir: Path, config: cfg.FitConfig) -> None:
+    """A resumed run that had already reached its end: one line, and how to train on."""
+    state = result.state
+    if config.max_steps is not None and state.step >= config.max_steps:
+        limit, value, more = "max_steps", config.max_steps, "a larger --max-steps (or --max-steps none)"
+    else:
+        limit, value, more = "max_epochs", config.max_epochs, f"--max-epochs {config.max_epochs + 1} or more"
+    print(f"trainwell: {run_dir} already finished ({state.where()}): "
+          f"{limit} is {value}; nothing was trained or written; to train on, "
+          f"resume with {more}", file=sys.stderr)
 
 
 def _silent(*args: Any, **kwargs: Any) -> None:

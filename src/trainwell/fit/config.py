@@ -25,6 +25,7 @@ INTERVALS = ("epoch", "step")
 MODES = ("min", "max")
 NONFINITE = ("raise", "skip")
 STRATEGIES = ("auto", "ddp", "fsdp", "none")
+LOGGERS = ("tensorboard", "mlflow")  # CSV files are always written
 
 
 @dataclasses.dataclass
@@ -81,8 +82,7 @@ class FitConfig:
     num_workers: int | None = None
     strategy: str = "auto"  # under torchrun / --nproc: auto (DDP), ddp, fsdp, none
     threads: int | None = None  # torch.set_num_threads; None: PyTorch's default
-    tensorboard: bool | None = None  # None: when tensorboard is installed
-    mlflow: bool | None = None  # None: when mlflow is installed
+    loggers: list[str] = dataclasses.field(default_factory=list)  # opt-in: tensorboard, mlflow
     curves: bool = True  # curves.png in the run directory
 
 
@@ -165,6 +165,8 @@ def build(data: dict[str, Any], where: str = "config") -> FitConfig:
                 value, f"{where}: scheduler", SchedulerConfig, required_name=True)
         elif key == "metrics":
             values[key] = _metrics(value, where)
+        elif key == "loggers":
+            values[key] = _loggers(value, where)
         else:
             values[key] = _check_type(key, value, hints[key], where)
     config = FitConfig(**values)
@@ -226,6 +228,15 @@ def _metrics(value: Any, where: str) -> dict[str, str]:
             f"{where}: metrics: expected a list of names or a mapping name -> 'accuracy' or "
             f"'module:function', got {value!r}")
     return dict(value)
+
+
+def _loggers(value: Any, where: str) -> list[str]:
+    """``loggers: [tensorboard, mlflow]`` (one name alone, or none/[] for CSV only)."""
+    names = [] if value is None else [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or any(n not in LOGGERS for n in names):
+        raise TrainwellError(f"{where}: loggers: expected a list of {', '.join(LOGGERS)} "
+                             f"(CSV files are always written), got {value!r}")
+    return list(dict.fromkeys(names))
 
 
 def _check_type(key: str, value: Any, hint: Any, where: str) -> Any:

@@ -29,7 +29,13 @@ each process builds the same Trainer; this module turns that into one run:
   metrics are summed with their sample counts across ranks, so the numbers
   are the exact means over the whole set;
 - checkpoints (of the unwrapped module, so they resume in 1 or N processes),
-  logs and the progress bar are rank 0's; a stop request (SIGTERM/SIGINT,
+  logs and the progress bar are rank 0's. Ranks agree on everything read
+  from disk: rank 0 alone decides (which checkpoint to resume, whether the run
+  directory may be used) and broadcasts the answer or its error, so no rank
+  acts on a different view of a folder another rank is writing; every rank
+  then checks the file it loads has the checksum rank 0 read. A checkpoint
+  write ends with an agreement: no rank goes on until rank 0's file is in
+  place (or all raise its error); a stop request (SIGTERM/SIGINT,
   ``request_stop``) is agreed across ranks at the next log interval or epoch
   end, so every rank stops after the same step.
 """
@@ -39,7 +45,9 @@ from __future__ import annotations
 import atexit
 import math
 import os
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import torch
 from torch import nn
@@ -48,6 +56,7 @@ from trainwell.errors import TrainwellError
 from trainwell.fit.config import STRATEGIES
 from trainwell.fit.step import StepRunner
 
+T = TypeVar("T")
 
 
 class Distributed:
@@ -95,6 +104,49 @@ class Distributed:
         """Whether ``flag`` is true on any rank (one small all-reduce)."""
         return bool(self.sum(torch.tensor([float(flag)], device=self.comm_device)).item())
 
+    def from_rank0(self, compute: Callable[[], T]) -> T:
+        """Rank 0 runs ``compute`` (a read of the disk); every rank gets its result or its error."""
+        box: list[Any] = [None]
+        if self.is_main:
+            try:
+                box[0] = ("ok", compute())
+            except TrainwellError as error:
+                box[0] = ("error", (str(error), error.exit_code))
+        self.dist.broadcast_object_list(box, src=0)
+        kind, value = box[0]
+        if kind == "error":
+            raise TrainwellError(*value)
+        return value
+
+    def agree(self, action: Callable[[], T]) -> T:
+        """Every rank runs ``action``; when one fails, all raise (none is left waiting).
+
+        Also a barrier: no rank returns before every rank finished ``action``.
+        """
+        mine: tuple[str, int] | None = None
+        result: Any = None
+        failure: BaseException | None = None
+        try:
+            result = action()
+        except Exception as error:  # noqa: BLE001 - reported to every rank below
+            failure = error
+            code = error.exit_code if isinstance(error, TrainwellError) else 1
+            text = str(error) if isinstance(error, TrainwellError) else f"{type(error).__name__}: {error}"
+            mine = (text, code)
+        # The first failing rank (world_size: none): one small all-reduce when all is well.
+        flag = torch.tensor([self.rank if failure is not None else self.world_size],
+                            device=self.comm_device)
+        self.dist.all_reduce(flag, op=self.dist.ReduceOp.MIN)
+        first = int(flag.item())
+        if first == self.world_size:
+            return result
+        box: list[Any] = [mine]
+        self.dist.broadcast_object_list(box, src=first)  # the failing rank's message
+        if first == self.rank:
+            raise failure  # type: ignore[misc]
+        text, code = box[0]
+        raise TrainwellError(text if first == 0 else f"rank {first}: {text}", code)
+
     def average_gradients(self, params: list[nn.Parameter]) -> None:
         """All-reduce and average gradients DDP did not (a window closed under ``no_sync``)."""
         for p in params:
@@ -103,6 +155,11 @@ class Distributed:
 
     def close(self) -> None:
         if self.owns_group and self.dist.is_initialized():
+            # gloo's worker threads drop their last reference to a finished collective's
+            # tensors under the GIL. Tearing the group down (often in DDP's dealloc, GIL
+            # held) joins those threads: right after a collective that can deadlock
+            # (seen: rank 1 hung at exit). Sleeping hands them the GIL first.
+            time.sleep(0.05)
             self.dist.destroy_process_group()
 
 

@@ -1,15 +1,17 @@
-"""Optional loggers: TensorBoard event files and an MLflow local file store.
+"""Optional loggers: TensorBoard event files and an MLflow local store.
 
 Each is a ``Callback`` that writes under the trainer's run directory and only
 what the loop already read on the host (log and epoch records), so neither
-adds a host sync. They are used when their package is installed; asking for
-one that is not installed is an error, not a silent no-op.
+adds a host sync. They are opt-in (``--logger tensorboard``, ``loggers: [mlflow]``):
+being installed is no reason to run one (MLflow alone costs seconds at start and
+a SQLite store); asking for one that is not installed is an error, not a no-op.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -118,19 +120,19 @@ class MLflowLogger(Callback):
         self.client.log_batch(self.run_id, metrics=metrics)
 
 
-def make_loggers(tensorboard: bool | None, mlflow: bool | None,
-                 params: dict[str, Any] | None = None) -> list[Callback]:
-    """The loggers to use: ``None`` means "if installed", ``True`` requires the package."""
+def make_loggers(names: Iterable[str], params: dict[str, Any] | None = None) -> list[Callback]:
+    """The loggers asked for by name (``tensorboard``, ``mlflow``), each checked to be installed."""
+    makers: dict[str, Callable[[], Callback]] = {
+        "tensorboard": TensorBoardLogger, "mlflow": lambda: MLflowLogger(params)}
     loggers: list[Callback] = []
-    for name, wanted, make in (("tensorboard", tensorboard, TensorBoardLogger),
-                               ("mlflow", mlflow, lambda: MLflowLogger(params))):
-        if wanted is False:
-            continue
-        if installed(name):
-            loggers.append(make())
-        elif wanted:
-            raise TrainwellError(f"{name}: true, but {name} is not installed; "
-                                 f"pip install {name} (or 'trainwell[loggers]'), or set {name}: false")
+    for name in names:
+        if name not in makers:
+            raise TrainwellError(f"logger {name!r} is not known; use {' or '.join(makers)} "
+                                 "(CSV files are always written)")
+        if not installed(name):
+            raise TrainwellError(f"logger {name!r} is asked for but {name} is not installed; "
+                                 f"pip install {name} (or 'trainwell[loggers]')")
+        loggers.append(makers[name]())
     return loggers
 
 

@@ -31,6 +31,12 @@ class TrainState:
     log_samples: int = 0
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
+    def where(self) -> str:
+        """Where training stands, for a message: ``step 10, after epoch 2``."""
+        if self.batch == 0:
+            return f"step {self.step}, after epoch {self.epoch}"
+        return f"step {self.step}, in epoch {self.epoch + 1} (batch {self.batch})"
+
     def state_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 

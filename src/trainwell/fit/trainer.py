@@ -20,7 +20,7 @@ from torch import nn
 
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
-from trainwell.fit import distributed, loop, preflight
+from trainwell.fit import distributed, loop, preflight, rundir
 from trainwell.fit.accumulate import Windows, restore_window_grads, window_grads
 from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
 from trainwell.fit.data import make_source
@@ -46,6 +46,11 @@ class FitResult:
     state: TrainState
     interrupted: bool = False  # stopped by SIGINT/SIGTERM (a resumable checkpoint was written)
     signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
+    already_finished: bool = False  # resumed a run that had reached its end: nothing trained
+
+
+class FinishedRunWarning(UserWarning):
+    """``fit(resume=...)`` of a run that already reached ``max_epochs``/``max_steps``."""
 
 
 class Trainer:
@@ -86,6 +91,7 @@ class Trainer:
         deterministic: bool = False,
         compile: bool | dict[str, Any] = False,
         run_dir: str | Path | None = None,
+        overwrite: bool = False,   # replace a run already in run_dir (its files are removed first)
         checkpoint_every: int | None = None,
         keep_last: int | None = 3,
         monitor: str = "val_loss",
@@ -156,6 +162,7 @@ class Trainer:
         self.clip_grad_norm = clip_grad_norm
         self.seed, self.deterministic, self.compile = int(seed), bool(deterministic), compile
         self.run_dir: Path | None = Path(run_dir) if run_dir is not None else None
+        self.overwrite = bool(overwrite)
         self.checkpoint_every, self.keep_last = checkpoint_every, keep_last
         self.monitor, self.mode = monitor, mode
         self.early_stopping_patience = early_stopping_patience
@@ -225,13 +232,17 @@ class Trainer:
         self._stop = self._stop_requested = self._interrupted = False
         self._pending_losses.clear()
         self._pending_sizes.clear()
+        self._folder, self._saved = None, False
+        self._last_checkpoint = self._best_checkpoint = None
         seed_everything(self.seed)
         self.optimizer.zero_grad(set_to_none=True)
         main = self._dist is None or self._dist.is_main  # files and progress: rank 0 only
-        if self.run_dir is not None and main:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            self._folder = ckpt.CheckpointFolder(self.run_dir, self.keep_last)
+        # Everything is checked before anything is written: the run directory
+        # (rank 0 reads it, every rank gets its answer) and the checkpoint to resume.
+        how = self._claim_run_dir(resume)
         rng = self._resume(resume) if resume is not None else None
+        if rng is not None and self._finished():
+            return self._already_finished(resume)
         if rng is not None and self.scheduler is not None and planned is not None:
             preflight.check_resumed_schedule(self.scheduler, self.scheduler_interval, planned)
         callbacks = list(self.callbacks)
@@ -242,19 +253,60 @@ class Trainer:
         self._callbacks = CallbackList(callbacks)
         if not self.model.training:  # a model left in eval mode; submodules the user put
             self.model.train()      # in eval inside a training model stay as they are
-        self._callbacks.fire("on_fit_start", self, self.state)
-        if rng is not None:
-            restore_rng(rng)  # last, so nothing between here and the loop draws from it
-        self._log_time = time.perf_counter()
+        created: Path | None = None
+        failed = True
         try:
             with deterministic_mode(self.deterministic), self._stop_on_interrupt():
+                if how is not None and main:
+                    created = rundir.prepare(self.run_dir, how)
+                    self._folder = ckpt.CheckpointFolder(self.run_dir, self.keep_last)
+                self._callbacks.fire("on_fit_start", self, self.state)
+                if rng is not None:
+                    restore_rng(rng)  # last, so nothing between here and the loop draws from it
+                self._log_time = time.perf_counter()
                 if self.max_steps is None or self.state.step < self.max_steps:
                     loop.run(self, self.state, train, val)
+            failed = False
             if self._interrupted and main:
                 self._report_interrupt()
         finally:
             result = self._result()
-            self._callbacks.fire("on_fit_end", self, result)
+            try:
+                self._callbacks.fire("on_fit_end", self, result)
+            finally:
+                if failed and how in (rundir.NEW, rundir.REPLACE) and main and not self._saved:
+                    rundir.discard(self.run_dir, created)  # failed before its first checkpoint
+        return result
+
+    def _claim_run_dir(self, resume: str | Path | None) -> str | None:
+        """How this run may use ``run_dir`` (see rundir.py); None without one. Reads only."""
+        if self.run_dir is None:
+            return None
+        run_dir, overwrite = self.run_dir, self.overwrite
+
+        def claim() -> str:
+            return rundir.claim(run_dir, resume, overwrite)
+
+        return claim() if self._dist is None else self._dist.from_rank0(claim)
+
+    def _finished(self) -> bool:
+        state = self.state
+        return state.epoch >= self.max_epochs or (
+            self.max_steps is not None and state.step >= self.max_steps)
+
+    def _already_finished(self, resume: str | Path) -> FitResult:
+        """A resumed run with nothing left to train: say so, write nothing."""
+        state = self.state
+        if self.max_steps is not None and state.step >= self.max_steps:
+            reached, extend = f"max_steps={self.max_steps}", "a larger max_steps (or None)"
+        else:
+            reached, extend = f"max_epochs={self.max_epochs}", "a larger max_epochs"
+        if self._dist is None or self._dist.is_main:
+            warnings.warn(f"resume={str(resume)!r}: the run already finished ({state.where()}; "
+                          f"{reached}); nothing was trained or written; "
+                          f"to train longer, pass {extend}", FinishedRunWarning, stacklevel=3)
+        result = self._result()
+        result.already_finished = True
         return result
 
     def request_stop(self) -> None:
@@ -388,24 +440,51 @@ class Trainer:
         }
 
     def _save_checkpoint(self, best: bool = False) -> None:
-        if self.run_dir is None or (self._folder is None and not self._fsdp):
-            return  # no files, or a DDP rank other than 0 (rank 0 writes)
-        if self._pending_losses and self.nonfinite == "raise":
-            # A non-finite loss not yet read must stop the run BEFORE its weights
-            # are saved: otherwise keep_last would prune the good checkpoints away.
-            # One host sync per checkpoint (saving syncs anyway).
-            loop.check_finite(self, self.state)
-        payload = self._payload()  # under FSDP a collective: every rank gathers
-        if self._folder is None:
+        if self.run_dir is None:
             return
-        self._last_checkpoint = self._folder.save(payload, self.state.step)
-        if best:
-            self._best_checkpoint = self._folder.save_best(payload)
+        def check() -> None:
+            if self._pending_losses and self.nonfinite == "raise":
+                # A non-finite loss not yet read must stop the run BEFORE its weights
+                # are saved: otherwise keep_last would prune the good checkpoints away.
+                # One host sync per checkpoint (saving syncs anyway).
+                loop.check_finite(self, self.state)
+
+        self._on_every_rank(check)  # a nan on any rank stops all
+        # Under FSDP gathering the payload is a collective: every rank takes part.
+        payload = self._payload() if self._folder is not None or self._fsdp else None
+
+        def write() -> None:
+            if self._folder is None:
+                return  # a rank other than 0: rank 0 writes
+            self._last_checkpoint = self._folder.save(payload, self.state.step)
+            if best:
+                self._best_checkpoint = self._folder.save_best(payload)
+
+        # Under DDP/FSDP no rank goes on before rank 0's file is in place (and pruned):
+        # a rank that left earlier could read the folder while it changes.
+        self._on_every_rank(write)
+        self._saved = True
+
+    def _on_every_rank(self, action: Callable[[], Any]) -> Any:
+        """``action()``; under DDP/FSDP on every rank, all raising when one fails."""
+        return action() if self._dist is None else self._dist.agree(action)
 
     def _resume(self, resume: str | Path) -> dict[str, Any]:
-        path = ckpt.resolve_resume(resume)
-        data = ckpt.load_checkpoint(path)
-        ckpt.check_model_compatible(self.model, data["model"], path)
+        """Load everything from the checkpoint into memory (nothing is written); the saved RNG."""
+        def newest() -> tuple[Path, str | None]:
+            found = ckpt.resolve_resume(resume)
+            return found, ckpt.digest(found)
+
+        # Rank 0 picks the file and every rank loads that one, checked against rank 0's
+        # checksum: ranks looking on their own could each find a different newest file.
+        path, sha = newest() if self._dist is None else self._dist.from_rank0(newest)
+
+        def read() -> dict[str, Any]:
+            found = ckpt.load_checkpoint(path, sha)
+            ckpt.check_model_compatible(self.model, found["model"], path)
+            return found
+
+        data = self._on_every_rank(read)
         if self._fsdp:  # every rank read the file; each keeps its shard
             distributed.load_full_model_state(self.model, data["model"])
         else:
