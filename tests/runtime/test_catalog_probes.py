@@ -152,3 +152,65 @@ def test_tw405_names_the_random_transform_and_leaves_the_run_s_random_state_alon
 def test_tw405_is_silent_on_deterministic_transforms_and_test_time_augmentation():
     assert _evaluate_twice(lambda x: x * 2)[0] == []
     assert _evaluate_twice(_Jitter(), views=4)[0] == []
+
+
+def _resume_run(restore: set[str], path=None) -> list:
+    """Train 4 steps, save everything, rebuild as a new process would, restore ``restore``, train 3 more, watched."""
+    import io
+
+    def build():
+        torch.manual_seed(0)
+        model = nn.Linear(4, 2)
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+        scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.9)
+        scaler = torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=1)
+        return model, optimizer, scheduler, scaler
+
+    def train(model, optimizer, scheduler, scaler, steps):
+        for _ in range(steps):
+            optimizer.zero_grad()
+            scaler.scale(F.cross_entropy(model(torch.randn(8, 4)), torch.randint(0, 2, (8,)))).backward()
+            scaler.step(optimizer)
+            scaler.update()
+            scheduler.step()
+
+    parts = build()
+    train(*parts, 4)
+    target = path if path is not None else io.BytesIO()
+    torch.save({name: part.state_dict() for name, part in zip(("model", "optimizer", "scheduler", "scaler"), parts)}, target)
+    if path is None:
+        target.seek(0)
+    parts = build()
+    with watch(select=["TW112"]) as w:
+        checkpoint = torch.load(target, weights_only=True)
+        for name, part in zip(("model", "optimizer", "scheduler", "scaler"), parts):
+            if name in restore:
+                part.load_state_dict(checkpoint[name])
+        train(*parts, 3)
+    return w.findings
+
+
+def test_tw112_names_each_state_that_restarted_at_the_first_step_after_the_load(tmp_path):
+    (finding,) = _resume_run({"model"}, path=tmp_path / "last.pt")
+    assert "Adam steps with empty state" in finding.message and "its 2 parameters" in finding.message
+    assert "StepLR restarted at step 0 (the checkpoint saved it at 4)" in finding.message
+    assert "GradScaler restarted at its initial scale 1024" in finding.message and finding.step == 1
+    (only,) = _resume_run({"model", "optimizer", "scaler"})
+    assert "StepLR" in only.message and "Adam" not in only.message and "GradScaler" not in only.message
+
+
+def test_tw112_is_silent_when_everything_comes_back_and_for_a_new_optimizer():
+    assert _resume_run({"model", "optimizer", "scheduler", "scaler"}) == []
+    import io
+
+    buffer = io.BytesIO()
+    torch.save({"model": nn.Linear(4, 2).state_dict(), "epoch": 3}, buffer)  # weights only: fine-tuning
+    buffer.seek(0)
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    with watch(select=["TW112"]) as w:
+        model.load_state_dict(torch.load(buffer, weights_only=True)["model"])
+        optimizer.zero_grad()
+        model(torch.randn(2, 4)).sum().backward()
+        optimizer.step()
+    assert w.findings == []

@@ -52,7 +52,7 @@ CATALOG: dict[str, BugClass] = {
         # Resume and many processes
         _entry("TW110", "sampler-epoch-not-set", "a shuffling DistributedSampler drives several epochs without set_epoch(epoch): every epoch sees the same order", STATIC, RUNTIME),
         _entry("TW111", "data-not-sharded", "a DistributedDataParallel model fed by a loader every rank reads whole: each rank trains on the same samples", STATIC),
-        _entry("TW112", "resume-state-incomplete", "a resumed run restores the model but not the optimizer, scheduler or scaler state that shapes the next steps", STATIC),
+        _entry("TW112", "resume-state-incomplete", "a resumed run restores the model but not the optimizer, scheduler or scaler state that shapes the next steps", STATIC, RUNTIME),
         # Modes and the autograd graph
         _entry("TW201", "train-mode-not-restored", "model.eval() for validation inside the epoch loop and no model.train() before training resumes", STATIC, RUNTIME),
         _entry("TW202", "eval-mode-missing", "validation or inference forward passes of a model with Dropout or BatchNorm in training mode", STATIC, RUNTIME),

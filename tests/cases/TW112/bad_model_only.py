@@ -26,5 +26,5 @@ torch.save({"model": model.state_dict(), "epoch": 1}, buffer)
 buffer.seek(0)
 
 checkpoint = torch.load(buffer, weights_only=True)
-model.load_state_dict(checkpoint["model"])  # error: TW112
+model.load_state_dict(checkpoint["model"])  # static: TW112
 train(checkpoint["epoch"] + 1, 4)

@@ -16,7 +16,7 @@ saved.seek(0)
 resume = "--fresh" not in sys.argv
 if resume:
     weights = torch.load(saved, weights_only=True)
-    model.load_state_dict(weights)  # error: TW112
+    model.load_state_dict(weights)  # static: TW112
 
 for step in range(20):
     x = torch.randn(16, 10)

@@ -32,8 +32,10 @@ def main():
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "scheduler": scheduler.state_dict(), "epoch": 2}, store)
     store.seek(0)
-    state = torch.load(store, weights_only=True)
-    model.load_state_dict(state["model"])  # error: TW112
+
+    model, optimizer, scheduler = build()  # as a new process would, after a restart
+    state = torch.load(store, weights_only=True)  # runtime: TW112
+    model.load_state_dict(state["model"])  # static: TW112
     run_epochs(model, optimizer, scheduler, data, 4, start=state["epoch"])
 
 

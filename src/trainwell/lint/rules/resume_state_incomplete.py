@@ -2,8 +2,8 @@
 
 Premises, each read from the file: ``model.load_state_dict(...)`` is fed from a
 ``torch.load`` checkpoint; the run *resumes* (it reads the checkpoint's epoch or
-step, or the load sits under an ``if`` about resuming), so it is no fine-tuning
-from pretrained weights; a training loop steps an optimizer that keeps state
+step, restores some other state from it, or the load sits under an ``if`` about
+resuming), so it is no fine-tuning from pretrained weights; a training loop steps an optimizer that keeps state
 (momentum, Adam moments), a scheduler, or an enabled GradScaler; and nothing in
 the file restores that object (no ``load_state_dict`` on it, not handed to a
 helper we cannot see, no framework ``load_state``).
@@ -90,6 +90,11 @@ def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
     for node in ctx.nodes:
         if isinstance(node, ast.If) and "resum" in ast.unparse(node.test).lower() and any(n is load for n in ast.walk(node)):
             return True
+    for call in ctx.calls:  # some other state comes back from the same checkpoint: an optimizer's, a scheduler's
+        if method_name(call) == "load_state_dict" and call is not load and call.args and _checkpoint_of(ctx, call.args[0]) == checkpoint:
+            receiver = key_of(call.func.value)  # type: ignore[attr-defined]
+            if receiver is not None and not _is_model(ctx, receiver):
+                return True
     return False
 
 

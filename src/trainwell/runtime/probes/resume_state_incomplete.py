@@ -9,8 +9,8 @@ first step after the load:
 
 - an optimizer of the same parameter count that keeps state (Adam and kin,
   SGD with momentum) stepping with empty state has restarted its moments;
-- a scheduler whose first step after the load leaves it at ``last_epoch`` 1,
-  while the checkpoint saved a later one, has restarted its schedule;
+- a scheduler still at ``last_epoch`` 0 when it first steps after the load,
+  while the checkpoint saved a later position, has restarted its schedule;
 - a GradScaler scaling at its initial scale while the checkpoint saved another.
 
 Reported once, at the end of the run, on the ``torch.load`` line. A stateless
@@ -109,7 +109,7 @@ class ResumeStateIncomplete(Probe):
         if self.loaded is None or self.seen_scheduler or "scheduler" not in self.loaded[0]:
             return
         self.seen_scheduler = True
-        if getattr(scheduler, "last_epoch", None) == 1:
+        if getattr(scheduler, "last_epoch", None) == 0:  # (seen before its step: a fresh scheduler is at 0)
             self.lost.append(f"{type(scheduler).__name__} restarted at step 0 (the checkpoint saved it at "
                              f"{self.loaded[0]['scheduler']})")
 
@@ -117,9 +117,9 @@ class ResumeStateIncomplete(Probe):
         if self.loaded is None or self.seen_scaler or "scaler" not in self.loaded[0] or not scaler.is_enabled():
             return
         self.seen_scaler = True
-        initial, saved = scaler.state_dict().get("scale"), self.loaded[0]["scaler"]
-        if initial is not None and getattr(scaler, "_init_scale", None) == initial and saved != initial:
-            self.lost.append(f"GradScaler restarted at its initial scale {initial:g} (the checkpoint saved {saved:g})")
+        current, saved = scaler.get_scale(), self.loaded[0]["scaler"]
+        if current == getattr(scaler, "_init_scale", None) and saved != current:
+            self.lost.append(f"GradScaler restarted at its initial scale {current:g} (the checkpoint saved {saved:g})")
 
     def on_finish(self) -> None:
         if self.loaded is None or not self.lost:
