@@ -39,21 +39,20 @@ class ProjectIndex:
         self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
 
     # -- files ---------------------------------------------------------------
-    def context(self, path: Path, source: str | None = None, tree: ast.Module | None = None) -> FileContext | None:
-        """The parsed file at ``path`` (inside the tree), or None when it cannot be read or parsed."""
+    def context(self, path: Path) -> FileContext | None:
+        """The parsed file at ``path`` (inside the tree), or None when it cannot be read or parsed. Kept for the run:
+        only files whose functions other files call are parsed here, which keeps the heap (and the GC) small."""
         path = path.resolve()
         if path in self._contexts:
             return self._contexts[path]
         ctx = None
         try:
-            if source is None:
-                if path.stat().st_size > MAX_MODULE_BYTES:
-                    raise ValueError("too large")
-                source = path.read_text(encoding="utf-8")
-            if tree is None:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    tree = ast.parse(source)
+            if path.stat().st_size > MAX_MODULE_BYTES:
+                raise ValueError("too large")
+            source = self._text(path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source)
             ctx = FileContext(str(self._files.get(path, path)), source, tree, self._target)
             ctx.project = self
             for node in ctx.nodes:
@@ -62,6 +61,10 @@ class ProjectIndex:
             ctx = None
         self._contexts[path] = ctx
         return ctx
+
+    def parsed(self, path: Path) -> FileContext | None:
+        """The file at ``path`` if a helper lookup has parsed it already (never parses: checked files are not kept)."""
+        return self._contexts.get(path.resolve())
 
     def lines_of(self, path: str) -> list[str]:
         """The lines of a file of the tree (for ``# noqa`` on a finding in a helper of another file)."""

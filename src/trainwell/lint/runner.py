@@ -79,9 +79,10 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max(error.offset or 1, 1))]
     except (ValueError, RecursionError, MemoryError) as error:
         return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
-    ctx = project.context(Path(path), source, tree) if project is not None else None
+    ctx = project.parsed(Path(path)) if project is not None else None  # already parsed as another file's helper
     if ctx is None:
         ctx = FileContext(path, source, tree, target_version)
+        ctx.project = project
     ctx.target_version = target_version
     findings: list[Finding] = []
     problems: list[Problem] = []
