@@ -214,3 +214,34 @@ def test_tw112_is_silent_when_everything_comes_back_and_for_a_new_optimizer():
         model(torch.randn(2, 4)).sum().backward()
         optimizer.step()
     assert w.findings == []
+
+
+def test_tw111_two_ranks_reading_the_same_whole_dataset_are_reported_with_the_sample_count(tmp_path):
+    """TW111 on two real gloo ranks: a loader every rank reads whole is reported on both, with the count;
+    a DistributedSampler and a Subset by rank are not."""
+    import json
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    worker = Path(__file__).with_name("catalog_ranks.py")
+    proc = subprocess.Popen([sys.executable, str(worker), str(tmp_path), str(port)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, err = proc.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the two ranks did not finish in 180 s; their process group was killed")
+    assert proc.returncode == 0, err[-3000:]
+    for rank in (0, 1):
+        found = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        (message,) = found["whole"]
+        assert "every one of the 2 ranks reads all 48 samples" in message and "96 reads for 48" in message
+        assert found["sampler"] == [] and found["subset"] == []

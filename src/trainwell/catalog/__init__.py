@@ -51,7 +51,7 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW109", "optimizer-params-stale", "the optimizer holds tensors that are no longer the model's parameters, or state on another device or dtype", STATIC, RUNTIME),
         # Resume and many processes
         _entry("TW110", "sampler-epoch-not-set", "a shuffling DistributedSampler drives several epochs without set_epoch(epoch): every epoch sees the same order", STATIC, RUNTIME),
-        _entry("TW111", "data-not-sharded", "a DistributedDataParallel model fed by a loader every rank reads whole: each rank trains on the same samples", STATIC),
+        _entry("TW111", "data-not-sharded", "a DistributedDataParallel model fed by a loader every rank reads whole: each rank trains on the same samples", STATIC, RUNTIME),
         _entry("TW112", "resume-state-incomplete", "a resumed run restores the model but not the optimizer, scheduler or scaler state that shapes the next steps", STATIC, RUNTIME),
         # Modes and the autograd graph
         _entry("TW201", "train-mode-not-restored", "model.eval() for validation inside the epoch loop and no model.train() before training resumes", STATIC, RUNTIME),
