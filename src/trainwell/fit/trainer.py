@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import math
 import signal
 import sys
@@ -20,14 +19,14 @@ from torch import nn
 
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
-from trainwell.fit import distributed, loop, preflight, rundir
-from trainwell.fit.accumulate import Windows, restore_window_grads, window_grads
+from trainwell.fit import distributed, loop, preflight, rundir, saving
+from trainwell.fit.accumulate import Windows
 from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
 from trainwell.fit.data import make_source
 from trainwell.fit.evaluate import evaluate_batches, predict_batches, resolve_metrics
 from trainwell.fit.precision import make_precision
 from trainwell.fit.schedule import Schedule
-from trainwell.fit.seeding import capture_rng, deterministic_mode, restore_rng, seed_everything
+from trainwell.fit.seeding import deterministic_mode, restore_rng, seed_everything
 from trainwell.fit.state import TrainState
 from trainwell.fit.step import StepRunner
 
@@ -240,7 +239,7 @@ class Trainer:
         # Everything is checked before anything is written: the run directory
         # (rank 0 reads it, every rank gets its answer) and the checkpoint to resume.
         how = self._claim_run_dir(resume)
-        rng = self._resume(resume) if resume is not None else None
+        rng = saving.restore(self, resume) if resume is not None else None
         if rng is not None and self._finished():
             return self._already_finished(resume)
         if rng is not None and self.scheduler is not None and planned is not None:
@@ -416,114 +415,11 @@ class Trainer:
             self._dist.close()
 
     # ---------------------------------------------------------- checkpoint
-    def _payload(self) -> dict[str, Any]:
-        state = self.state
-        mid_window = state.batch % self.accumulate != 0
-        return {
-            "format": 1,
-            "model": self.model_state_dict(),
-            "optimizer": (distributed.full_optimizer_state(self.model, self.optimizer)
-                          if self._fsdp else self.optimizer.state_dict()),
-            "scheduler": self._schedule.state_dict(),
-            "precision": self.precision.state_dict(),
-            "state": state.state_dict(),
-            "rng": capture_rng(),
-            # In-flight gradients of an unfinished accumulation window.
-            # (Under DDP/FSDP ranks stop only after a step: never mid-window.)
-            "window_grads": window_grads(self._runner.params) if mid_window else None,
-            "pending_losses": (torch.stack([v.float() for v in self._pending_losses]).cpu()
-                               if self._pending_losses else None),
-            "pending_sizes": list(self._pending_sizes),
-            # The GLOBAL batch: a run of 2 processes x 32 continues exactly in 1 x 64.
-            "data": {"seed": self.seed, "batch_size": self.batch_size * self._world,
-                     "accumulate": self.accumulate, "num_batches": self._windows.num_batches},
-        }
-
     def _save_checkpoint(self, best: bool = False) -> None:
-        if self.run_dir is None:
-            return
-        def check() -> None:
-            if self._pending_losses and self.nonfinite == "raise":
-                # A non-finite loss not yet read must stop the run BEFORE its weights
-                # are saved: otherwise keep_last would prune the good checkpoints away.
-                # One host sync per checkpoint (saving syncs anyway).
-                loop.check_finite(self, self.state)
+        saving.save(self, best)  # see saving.py
 
-        self._on_every_rank(check)  # a nan on any rank stops all
-        # Under FSDP gathering the payload is a collective: every rank takes part.
-        payload = self._payload() if self._folder is not None or self._fsdp else None
-
-        def write() -> None:
-            if self._folder is None:
-                return  # a rank other than 0: rank 0 writes
-            self._last_checkpoint = self._folder.save(payload, self.state.step)
-            if best:
-                self._best_checkpoint = self._folder.save_best(payload)
-
-        # Under DDP/FSDP no rank goes on before rank 0's file is in place (and pruned):
-        # a rank that left earlier could read the folder while it changes.
-        self._on_every_rank(write)
-        self._saved = True
-
-    def _on_every_rank(self, action: Callable[[], Any]) -> Any:
-        """``action()``; under DDP/FSDP on every rank, all raising when one fails."""
-        return action() if self._dist is None else self._dist.agree(action)
-
-    def _resume(self, resume: str | Path) -> dict[str, Any]:
-        """Load everything from the checkpoint into memory (nothing is written); the saved RNG."""
-        def newest() -> tuple[Path, str | None]:
-            found = ckpt.resolve_resume(resume)
-            return found, ckpt.digest(found)
-
-        # Rank 0 picks the file and every rank loads that one, checked against rank 0's
-        # checksum: ranks looking on their own could each find a different newest file.
-        path, sha = newest() if self._dist is None else self._dist.from_rank0(newest)
-
-        def read() -> dict[str, Any]:
-            found = ckpt.load_checkpoint(path, sha)
-            ckpt.check_model_compatible(self.model, found["model"], path)
-            return found
-
-        data = self._on_every_rank(read)
-        if self._fsdp:  # every rank read the file; each keeps its shard
-            distributed.load_full_model_state(self.model, data["model"])
-        else:
-            self.model.load_state_dict(data["model"])
-        loaders: dict[str, Callable[[Any], Any]] = {
-            "optimizer": (functools.partial(distributed.load_full_optimizer_state, self.model,
-                                            self.optimizer)
-                          if self._fsdp else self.optimizer.load_state_dict),
-            "scheduler": self._schedule.load_state_dict,
-            "precision": self.precision.load_state_dict,
-        }
-        for name, load in loaders.items():
-            try:
-                load(data[name])
-            except (ValueError, KeyError, TypeError, RuntimeError) as e:
-                raise TrainwellError(
-                    f"checkpoint {path}: its {name} state does not fit this run's {name} "
-                    f"({str(e).splitlines()[0]}); resume with the same {name} settings",
-                    exit_code=1) from e
-        self.state.load_state_dict(data["state"])
-        if data.get("window_grads") is not None:
-            restore = distributed.restore_sharded_grads if self._fsdp else restore_window_grads
-            restore(self._runner.params, data["window_grads"])
-        if data.get("pending_losses") is not None:
-            self._pending_losses.extend(data["pending_losses"].to(self.device).unbind())
-            self._pending_sizes.extend(data["pending_sizes"])
-        saved = data.get("data", {})
-        now = {"seed": self.seed, "batch_size": self.batch_size * self._world,
-               "accumulate": self.accumulate,
-               "num_batches": self._windows.num_batches}
-        changed = [f"{k} {saved[k]} -> {now[k]}" for k in now if k in saved and saved[k] != now[k]]
-        if changed:
-            warnings.warn(f"resuming {path} with a different data order ({', '.join(changed)}): "
-                          "the run will not continue exactly", preflight.PreflightWarning,
-                          stacklevel=3)
-        self._last_checkpoint = path
-        best = path.parent / f"best{ckpt.SUFFIX}"
-        self._best_checkpoint = best if best.is_file() else None
-        return data["rng"]
+    def _payload(self) -> dict[str, Any]:
+        return saving.payload(self)
 
     @property
     def _world(self) -> int:

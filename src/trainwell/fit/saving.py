@@ -1,0 +1,143 @@
+"""A Trainer's checkpoint: what it holds, writing it, and reading it back.
+
+Under DDP/FSDP the ranks agree on both: a write ends only when rank 0's file
+is in place (every rank raising if it failed), and a resume loads the file rank
+0 chose, checked against the checksum rank 0 read (see distributed.py).
+Reading changes memory only: nothing is written until every check has passed.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from trainwell.errors import TrainwellError
+from trainwell.fit import checkpoint as ckpt
+from trainwell.fit import distributed, loop, preflight
+from trainwell.fit.accumulate import restore_window_grads, window_grads
+from trainwell.fit.seeding import capture_rng
+
+if TYPE_CHECKING:
+    from trainwell.fit.trainer import Trainer
+
+
+def payload(tr: Trainer) -> dict[str, Any]:
+    """Everything a resume needs (under FSDP a collective: every rank calls; rank 0 gets it)."""
+    state = tr.state
+    mid_window = state.batch % tr.accumulate != 0
+    return {
+        "format": 1,
+        "model": tr.model_state_dict(),
+        "optimizer": (distributed.full_optimizer_state(tr.model, tr.optimizer)
+                      if tr._fsdp else tr.optimizer.state_dict()),
+        "scheduler": tr._schedule.state_dict(),
+        "precision": tr.precision.state_dict(),
+        "state": state.state_dict(),
+        "rng": capture_rng(),
+        # In-flight gradients of an unfinished accumulation window.
+        # (Under DDP/FSDP ranks stop only after a step: never mid-window.)
+        "window_grads": window_grads(tr._runner.params) if mid_window else None,
+        "pending_losses": (torch.stack([v.float() for v in tr._pending_losses]).cpu()
+                           if tr._pending_losses else None),
+        "pending_sizes": list(tr._pending_sizes),
+        # The GLOBAL batch: a run of 2 processes x 32 continues exactly in 1 x 64.
+        "data": {"seed": tr.seed, "batch_size": tr.batch_size * tr._world,
+                 "accumulate": tr.accumulate, "num_batches": tr._windows.num_batches},
+    }
+
+
+def save(tr: Trainer, best: bool = False) -> None:
+    """Write a step checkpoint (and best.ckpt), agreed by every rank; no-op without run_dir."""
+    if tr.run_dir is None:
+        return
+
+    def check() -> None:
+        if tr._pending_losses and tr.nonfinite == "raise":
+            # A non-finite loss not yet read must stop the run BEFORE its weights
+            # are saved: otherwise keep_last would prune the good checkpoints away.
+            # One host sync per checkpoint (saving syncs anyway).
+            loop.check_finite(tr, tr.state)
+
+    on_every_rank(tr, check)  # a nan on any rank stops all
+    # Under FSDP gathering the payload is a collective: every rank takes part.
+    state = payload(tr) if tr._folder is not None or tr._fsdp else None
+
+    def write() -> None:
+        if tr._folder is None:
+            return  # a rank other than 0: rank 0 writes
+        tr._last_checkpoint = tr._folder.save(state, tr.state.step)
+        if best:
+            tr._best_checkpoint = tr._folder.save_best(state)
+
+    # Under DDP/FSDP no rank goes on before rank 0's file is in place (and pruned):
+    # a rank that left earlier could read the folder while it changes.
+    on_every_rank(tr, write)
+    tr._saved = True
+
+
+def on_every_rank(tr: Trainer, action: Callable[[], Any]) -> Any:
+    """``action()``; under DDP/FSDP on every rank, all raising when one fails."""
+    return action() if tr._dist is None else tr._dist.agree(action)
+
+
+def restore(tr: Trainer, resume: str | Path) -> dict[str, Any]:
+    """Load everything from the checkpoint into memory (nothing is written); the saved RNG."""
+
+    def newest() -> tuple[Path, str | None]:
+        found = ckpt.resolve_resume(resume)
+        return found, ckpt.digest(found)
+
+    # Rank 0 picks the file and every rank loads that one, checked against rank 0's
+    # checksum: ranks looking on their own could each find a different newest file.
+    path, sha = newest() if tr._dist is None else tr._dist.from_rank0(newest)
+
+    def read() -> dict[str, Any]:
+        found = ckpt.load_checkpoint(path, sha)
+        ckpt.check_model_compatible(tr.model, found["model"], path)
+        return found
+
+    data = on_every_rank(tr, read)
+    if tr._fsdp:  # every rank read the file; each keeps its shard
+        distributed.load_full_model_state(tr.model, data["model"])
+    else:
+        tr.model.load_state_dict(data["model"])
+    loaders: dict[str, Callable[[Any], Any]] = {
+        "optimizer": (functools.partial(distributed.load_full_optimizer_state, tr.model,
+                                        tr.optimizer)
+                      if tr._fsdp else tr.optimizer.load_state_dict),
+        "scheduler": tr._schedule.load_state_dict,
+        "precision": tr.precision.load_state_dict,
+    }
+    for name, load in loaders.items():
+        try:
+            load(data[name])
+        except (ValueError, KeyError, TypeError, RuntimeError) as e:
+            raise TrainwellError(
+                f"checkpoint {path}: its {name} state does not fit this run's {name} "
+                f"({str(e).splitlines()[0]}); resume with the same {name} settings",
+                exit_code=1) from e
+    tr.state.load_state_dict(data["state"])
+    if data.get("window_grads") is not None:
+        put_back = distributed.restore_sharded_grads if tr._fsdp else restore_window_grads
+        put_back(tr._runner.params, data["window_grads"])
+    if data.get("pending_losses") is not None:
+        tr._pending_losses.extend(data["pending_losses"].to(tr.device).unbind())
+        tr._pending_sizes.extend(data["pending_sizes"])
+    saved = data.get("data", {})
+    now = {"seed": tr.seed, "batch_size": tr.batch_size * tr._world,
+           "accumulate": tr.accumulate,
+           "num_batches": tr._windows.num_batches}
+    changed = [f"{k} {saved[k]} -> {now[k]}" for k in now if k in saved and saved[k] != now[k]]
+    if changed:
+        warnings.warn(f"resuming {path} with a different data order ({', '.join(changed)}): "
+                      "the run will not continue exactly", preflight.PreflightWarning,
+                      stacklevel=3)
+    tr._last_checkpoint = path
+    best = path.parent / f"best{ckpt.SUFFIX}"
+    tr._best_checkpoint = best if best.is_file() else None
+    return data["rng"]
