@@ -59,13 +59,21 @@ def _loss_options(ctx: FileContext, call: ast.Call) -> tuple[int, str | None] | 
     if ignore is None:
         ignore_value = _DEFAULT_IGNORE
     else:
-        value = _literal_int(ignore)
+        value = _constant_int(ctx, ignore)
         if value is None:
             return None
         ignore_value = value
     if reduction is not None and not (isinstance(reduction, ast.Constant) and isinstance(reduction.value, str)):
         return None
     return ignore_value, reduction.value if reduction is not None else None  # type: ignore[union-attr]
+
+
+def _constant_int(ctx: FileContext, node: ast.AST | None) -> int | None:
+    """A literal, or a name the file assigns one literal once (``PAD_IDX = 0``)."""
+    value = _literal_int(node)
+    if value is None and isinstance(node, ast.Name):
+        value = _literal_int(single_value(ctx, node))
+    return value
 
 
 def _literal_int(node: ast.AST | None) -> int | None:
@@ -108,11 +116,11 @@ def _pad_value(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int
         if any(k.arg is None for k in node.keywords):
             return None
         given = argument(node, "padding_value", ("sequences", "batch_first", "padding_value"))
-        value = 0 if given is None else _literal_int(given)
+        value = 0 if given is None else _constant_int(ctx, given)
         return (value, node) if value is not None else None
     if qual.startswith("torch") and last == "pad" and "functional" in qual:
         given = argument(node, "value", ("input", "pad", "mode", "value"))
-        value = 0 if given is None else _literal_int(given)
+        value = 0 if given is None else _constant_int(ctx, given)
         return (value, node) if value is not None else None
     name = method_name(node)
     if name in _KEEP and not qual:

@@ -4,7 +4,7 @@ Premises, each read from the file: a torchvision transform built here holds a
 random operation (RandomCrop, RandomHorizontalFlip, ColorJitter, RandAugment...);
 it is the ``transform=`` of a dataset that is evaluation data (``train=False``,
 ``split='val'``/``'test'``, or a loader over it that only feeds forward passes
-with no backward); that dataset never feeds a training step; and the loop that
+with no backward, in loops or in a one-line ``sum(... for x, y in loader)``); that dataset never feeds a training step; and the loop that
 evaluates it runs one forward per batch (several views averaged is
 deliberate test-time augmentation, which is silent).
 """
@@ -30,6 +30,8 @@ RANDOM = {
 }
 _COMPOSE = {"Compose", "RandomOrder"}
 _EVAL_SPLITS = {"val", "valid", "validation", "test", "eval", "dev"}
+# torchvision dataset -> the position of `transform` in its signature
+_POSITIONAL = {"ImageFolder": 1, "MNIST": 2, "FashionMNIST": 2, "KMNIST": 2, "CIFAR10": 2, "CIFAR100": 2}
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -37,7 +39,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     reported: set[int] = set()
     for dataset in ctx.calls:
-        transform = kwarg(dataset, "transform")
+        transform = _transform_argument(ctx, dataset)
         randoms = _random_ops(ctx, transform) if transform is not None else []
         if not randoms:
             continue
@@ -47,7 +49,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if any(trains(f) for f in loops) or any(_tta(f) for f in loops):
             continue
         evaluated = [f for f in loops if any(e.kind == ev.FORWARD for e in f.events)]
-        if not (_declared_eval(ctx, dataset) or (evaluated and len(evaluated) == len(loops))):
+        in_expressions = any(_evaluated_in_comprehension(ctx, key) for key, _ in loaders)
+        if not (_declared_eval(ctx, dataset) or (evaluated and len(evaluated) == len(loops))
+                or (in_expressions and not loops)):
             continue
         where = loaders[0][1] if loaders else dataset
         if id(where) in reported:
@@ -64,9 +68,21 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         )
 
 
+def _transform_argument(ctx: FileContext, call: ast.Call) -> ast.expr | None:
+    """``transform=``, or the position torchvision's common datasets give it."""
+    given = kwarg(call, "transform")
+    if given is not None:
+        return given
+    qual = ctx.call_name(call) or ""
+    index = _POSITIONAL.get(qual.rsplit(".", 1)[-1]) if qual.startswith("torchvision.datasets") else None
+    return call.args[index] if index is not None and len(call.args) > index else None
+
+
 def _random_ops(ctx: FileContext, node: ast.expr, depth: int = 0) -> list[str]:
     """The random torchvision operations ``node`` (a transform or a key holding one) applies."""
     value = single_value(ctx, node)
+    if value is not None and value is not node and key_of(value) is not None and depth <= 4:
+        return _random_ops(ctx, value, depth + 1)  # `val_tf = train_tf`
     if not isinstance(value, ast.Call) or depth > 4:
         return []
     qual = ctx.call_name(value) or ""
@@ -102,10 +118,29 @@ def _reads(ctx: FileContext, loader: ast.Call, dataset: ast.Call, keys: set[str]
 
 def _declared_eval(ctx: FileContext, call: ast.Call) -> bool:
     train = kwarg(call, "train")
+    qual = ctx.call_name(call) or ""
+    if train is None and qual.rsplit(".", 1)[-1] in ("MNIST", "FashionMNIST", "KMNIST", "CIFAR10", "CIFAR100") and len(call.args) > 1:
+        train = call.args[1]
     if isinstance(train, ast.Constant) and train.value is False:
         return True
     split = kwarg(call, "split")
     return isinstance(split, ast.Constant) and isinstance(split.value, str) and split.value.lower() in _EVAL_SPLITS
+
+
+def _evaluated_in_comprehension(ctx: FileContext, loader: str) -> bool:
+    """``sum(... model(x) ... for x, y in loader)``: a one-line evaluation pass (one forward per batch)."""
+    for node in ctx.nodes:
+        if not isinstance(node, (ast.GeneratorExp, ast.ListComp)) or len(node.generators) != 1:
+            continue
+        source = node.generators[0].iter
+        if isinstance(source, ast.Call) and key_of(source.func) in ("enumerate", "tqdm") and source.args:
+            source = source.args[0]
+        if key_of(source) != loader:
+            continue
+        forwards = [c for c in ast.walk(node.elt) if isinstance(c, ast.Call) and ctx.is_model(key_of(c.func))]
+        if len(forwards) == 1:
+            return True
+    return False
 
 
 def _tta(frame: ev.Frame) -> bool:

@@ -70,6 +70,8 @@ def _checkpoint_of(ctx: FileContext, node: ast.expr) -> str | None:
         node = node.value
     if isinstance(node, ast.Call) and method_name(node) == "get":
         node = node.func.value  # type: ignore[attr-defined]
+    if isinstance(node, ast.Call) and (ctx.call_name(node) or "") == "torch.load":
+        return ctx.snippet(node, 40)  # `model.load_state_dict(torch.load(path))`: only a resume guard can tell
     key = key_of(node)
     value = single_value(ctx, node) if key is not None else None
     if key is None or not isinstance(value, ast.Call):

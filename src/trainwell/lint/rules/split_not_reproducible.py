@@ -1,12 +1,13 @@
 """TW406: a random train/validation split without a fixed seed, recomputed in each process or on resume.
 
 Premises, each read from the file: ``random_split`` (no seeded ``generator=``),
-``train_test_split`` (no ``random_state``) or a ``torch.randperm`` (no seeded
-generator) sliced into parts; nothing in the file seeds the global generators
+``train_test_split`` (no ``random_state``), a ``torch.randperm`` (no seeded
+generator) or ``np.random.permutation`` sliced into parts; nothing in the file seeds the global generators
 (any ``*seed*`` call silences the rule); the split is not saved nor broadcast;
 and the file runs it more than once per experiment: in several processes
 (``init_process_group``, DDP, ``mp.spawn``, a DistributedSampler) or in a run
-that resumes from a checkpoint (``torch.load`` then ``load_state_dict``).
+that resumes from a checkpoint (``torch.load`` then ``load_state_dict``, Lightning's
+``ckpt_path=``, Accelerate's ``load_state``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _SHARED = {"broadcast", "broadcast_object_list", "save", "dump", "savetxt", "to_
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    if not any(w in ctx.source for w in ("random_split", "train_test_split", "randperm")) or _seeded_globally(ctx):
+    if not any(w in ctx.source for w in ("random_split", "train_test_split", "randperm", "permutation")) or _seeded_globally(ctx):
         return
     repeated = _repeated(ctx)
     if repeated is None or _shared(ctx):
@@ -58,6 +59,10 @@ def _repeated(ctx: FileContext) -> str | None:
     loads = [c for c in ctx.calls if (ctx.call_name(c) or "") == "torch.load"]
     if loads and any(method_name(c) == "load_state_dict" for c in ctx.calls):
         return "again when it resumes from a checkpoint"
+    for call in ctx.calls:  # a framework resuming: Lightning's ckpt_path=, Accelerate's load_state()
+        given = kwarg(call, "ckpt_path") or kwarg(call, "resume_from_checkpoint")
+        if method_name(call) == "load_state" or (given is not None and not (isinstance(given, ast.Constant) and given.value is None)):
+            return "again when it resumes from a checkpoint"
     return None
 
 
@@ -89,6 +94,8 @@ def _unseeded_split(ctx: FileContext, call: ast.Call) -> str | None:
         return "split (train_test_split)" if state is None or (isinstance(state, ast.Constant) and state.value is None) else None
     if qual.startswith("torch") and last == "randperm" and not _seeded_generator(ctx, kwarg(call, "generator")):
         return "permutation (torch.randperm)" if _sliced_into_parts(ctx, call) else None
+    if qual == "numpy.random.permutation":  # the global NumPy generator (a default_rng(seed) is a method call)
+        return "permutation (np.random.permutation)" if _sliced_into_parts(ctx, call) else None
     return None
 
 
