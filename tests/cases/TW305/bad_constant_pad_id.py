@@ -16,7 +16,7 @@ def collate(batch):
 
 
 pairs = [(torch.randint(2, 30, (n,)), torch.randint(2, 30, (n,))) for n in (4, 7, 5, 9)]
-loader = DataLoader(pairs, batch_size=2, collate_fn=collate)
+loader = DataLoader(pairs, batch_size=2, shuffle=True, collate_fn=collate)
 model = nn.Sequential(nn.Embedding(30, 16, padding_idx=PAD_IDX), nn.Linear(16, 30))
 criterion = nn.CrossEntropyLoss(ignore_index=IGNORE)
 optimizer = torch.optim.Adam(model.parameters())
