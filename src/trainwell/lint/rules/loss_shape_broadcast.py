@@ -117,7 +117,7 @@ def shape(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int, dep
         return _index(shape(ctx, node.value, scope, line, depth + 1), node.slice)
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.MatMult):
-            return None
+            return _matmul(shape(ctx, node.left, scope, line, depth + 1), shape(ctx, node.right, scope, line, depth + 1))
         left, right = (_operand(ctx, side, scope, line, depth) for side in (node.left, node.right))
         return broadcast(left, right) if left is not None and right is not None else None
     if isinstance(node, ast.Compare) and len(node.comparators) == 1:
@@ -177,6 +177,12 @@ def _call_shape(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, dep
         return _ints([size]) if isinstance(size, (ast.Tuple, ast.List)) else None
     if qual.startswith("torch.") and last == "linspace" and len(call.args) >= 3:
         return _ints([call.args[2]])
+    if qual.startswith("torch.") and call.args and (last in _SAME or last in _REDUCE or last == "unsqueeze"):
+        base = shape(ctx, call.args[0], scope, line, depth + 1)  # torch.sin(x), torch.sum(x, dim=1)
+        if last in _SAME:
+            return base
+        rest = ast.Call(func=call.func, args=call.args[1:], keywords=call.keywords)
+        return _reshaped(last, base, rest)
     name = method_name(call)
     if name is not None and not qual:
         base = call.func.value  # type: ignore[attr-defined]
@@ -282,10 +288,19 @@ def _loop_element(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str, sco
     return (min(batch.value, tensor[0]),) + tensor[1:]
 
 
+def _matmul(a: Shape | None, b: Shape | None) -> Shape | None:
+    if a is None or b is None or not a or not b or a[-1] != b[0] or len(b) > 2:
+        return None
+    return a[:-1] + b[1:]
+
+
 def _model_output(ctx: FileContext, node: ast.AST | None, cls: str, x: Shape | None) -> Shape | None:
-    """A model's output shape when it is ``nn.Linear`` or an ``nn.Sequential`` of Linear and element-wise layers."""
+    """A model's output shape: ``nn.Linear``, an ``nn.Sequential`` of Linear and element-wise layers, or a
+    local module whose forward only chains such layers and ends in one."""
     if x is None or not x or not isinstance(node, ast.Call):
         return None
+    if cls in ctx.classes:
+        return _local_output(ctx, cls, x)
     layers = list(node.args) if cls == "Sequential" else [node] if cls == "Linear" else []
     if not layers:
         return None
@@ -301,3 +316,35 @@ def _model_output(ctx: FileContext, node: ast.AST | None, cls: str, x: Shape | N
         elif name not in _ELEMENTWISE:
             return None
     return x
+
+
+_FUNCTIONS = {"relu", "gelu", "tanh", "sigmoid", "dropout", "leaky_relu", "silu", "softplus", "elu", "mish"}
+
+
+def _local_output(ctx: FileContext, cls: str, x: Shape) -> Shape | None:
+    """``forward`` of a local module that only chains ``self.<layer>(...)`` calls of Linear / element-wise layers
+    (and element-wise functions) and returns a Linear's output: the input's shape with that Linear's width last."""
+    forward = ctx.methods.get(cls, {}).get("forward")
+    init = ctx.methods.get(cls, {}).get("__init__")
+    if forward is None or init is None or len(x) < 2:
+        return None
+    layers: dict[str, ast.Call] = {}
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
+            key = key_of(node.targets[0])
+            if key is not None and key.startswith("self."):
+                layers[key[5:]] = node.value
+    for node in ast.walk(forward):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and key_of(node.func.value) == "self":
+            layer = layers.get(node.func.attr)
+            if layer is None or _model_output(ctx, layer, qual_last(ctx, layer), x) is None:
+                return None
+        elif qual_last(ctx, node) not in _FUNCTIONS:
+            return None
+    returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or not isinstance(returns[0], ast.Call) or not isinstance(returns[0].func, ast.Attribute):
+        return None
+    last = layers.get(returns[0].func.attr)
+    return _model_output(ctx, last, qual_last(ctx, last), x) if last is not None else None
