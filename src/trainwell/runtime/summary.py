@@ -8,7 +8,7 @@ from trainwell.runtime.session import SAMPLED, display_path, step_label
 
 def _steps(steps: int, hand_steps: int) -> str:
     text = f"{steps} training step{'s' if steps != 1 else ''}"
-    return text + (f", {hand_steps} of them hand-written updates" if hand_steps else "")
+    return text + (f" ({hand_steps} of them hand-written updates)" if hand_steps else "")
 
 
 def render_table(findings: list[Finding], steps: int, hand_steps: int = 0, exit_code: int = 0) -> str:
@@ -24,7 +24,7 @@ def render_table(findings: list[Finding], steps: int, hand_steps: int = 0, exit_
         if not findings:
             return lines[0]
     if not findings:
-        return f"trainwell: no findings ({_steps(steps, hand_steps)} watched)"
+        return f"trainwell: no findings in {_steps(steps, hand_steps)}"
     rows = [("code", "name", "location", "first step", "count")]
     for f in findings:
         count = f"{f.count}" + (" (sampled)" if f.extra.get("count_of") == SAMPLED else "")
