@@ -77,8 +77,8 @@ def test_overwrite_removes_every_file_of_the_old_run_first(tmp_path):
 def test_a_folder_with_other_files_is_never_emptied(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     for overwrite in (False, True):
-        with pytest.raises(TrainwellError, match=r"is not empty \(notes.txt\) that trainwell did "
-                                                 r"not write and will not delete"):
+        with pytest.raises(TrainwellError, match=r"is not empty: it holds files that trainwell did "
+                                                 r"not write and will not delete \(notes.txt\)"):
             make_trainer(make_model(), tmp_path, overwrite=overwrite).fit(make_data())
     assert snapshot(tmp_path) == {"notes.txt": b"mine"}
 

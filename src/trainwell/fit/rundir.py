@@ -23,14 +23,16 @@ RUN_ENTRIES = ("checkpoints", "config.yaml", "metrics.csv", "steps.csv", "curves
 NEW, RESUME, REPLACE = "new", "resume", "replace"
 
 
+_FLAGS = {"run_dir": "--run-dir", "resume": "--resume"}
+
+
 def _say(cli: bool, key: str, value: object = None) -> str:
-    """How an argument is named where the user typed it: a flag, or a Python argument."""
+    """An argument as the user typed it: ``--run-dir out`` in the CLI, ``run_dir='out'`` in Python."""
+    if key == "overwrite":
+        return "--overwrite" if cli else "overwrite=True"
     if cli:
-        flag = {"run_dir": "--run-dir", "resume": "--resume", "overwrite": "--overwrite"}[key]
-        return flag if value is None or value is True else f"{flag} {value}"
-    if value is None:
-        return key
-    return f"{key}={value!r}" if not isinstance(value, Path) else f"{key}={str(value)!r}"
+        return _FLAGS[key] if value is None else f"{_FLAGS[key]} {value}"
+    return key if value is None else f"{key}={str(value)!r}"
 
 
 def run_dir_of(resume: str | Path) -> Path | None:
@@ -62,9 +64,8 @@ def claim(run_dir: Path, resume: str | Path | None, overwrite: bool, cli: bool =
         raise TrainwellError(f"{where} is a file, not a directory; pass a directory for the run")
     resuming = continues(run_dir, resume)
     if resuming and overwrite:
-        raise TrainwellError(
-            f"{_say(cli, 'overwrite', True)} would delete the run that {_say(cli, 'resume', resume)} "
-            f"continues; pass one of them")
+        raise TrainwellError(f"{_say(cli, 'overwrite')} would delete the run that "
+                             f"{_say(cli, 'resume', resume)} continues; pass one of them")
     if resuming:
         return RESUME
     entries = sorted(p.name for p in run_dir.iterdir()) if run_dir.is_dir() else []
@@ -73,18 +74,15 @@ def claim(run_dir: Path, resume: str | Path | None, overwrite: bool, cli: bool =
     ours = [n + ("/" if (run_dir / n).is_dir() else "") for n in entries if n in RUN_ENTRIES]
     others = [n for n in entries if n not in RUN_ENTRIES]
     if others:
-        what = "holds another run and other files" if ours else "is not empty"
-        raise TrainwellError(
-            f"{where} {what} ({_few(others)}) that trainwell did not write and will not delete; "
-            f"pass an empty or new {_say(cli, 'run_dir')}")
+        what = "holds a run and files" if ours else "is not empty: it holds files"
+        raise TrainwellError(f"{where} {what} that trainwell did not write and will not delete "
+                             f"({_few(others)}); pass an empty or new {_say(cli, 'run_dir')}")
     if overwrite:
         return REPLACE
-    again = (f"--resume {run_dir}" if cli
-             else f"resume={str(run_dir)!r} to fit()")
+    again = _say(cli, "resume", run_dir) + ("" if cli else " to fit()")
     raise TrainwellError(
         f"{where} already holds a run ({_few(ours)}); pass {again} to continue it, "
-        f"{_say(cli, 'overwrite', True) if cli else 'overwrite=True'} to replace it, "
-        f"or another {_say(cli, 'run_dir')}")
+        f"{_say(cli, 'overwrite')} to replace it, or another {_say(cli, 'run_dir')}")
 
 
 def prepare(run_dir: Path, how: str) -> Path | None:
