@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import pytest
 import yaml
@@ -32,6 +33,21 @@ def make_loaders():
 
 def not_a_pair():
     return torch.zeros(3)
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+
+    def forward(self, x):
+        return self.body(x * 2)
+
+def make_scaled():
+    return Scaled()
+
+def make_wide_data():
+    (x, y), (xv, yv) = make_data()
+    return (torch.cat([x, x[:, :1]], 1), y), (torch.cat([xv, xv[:, :1]], 1), yv)
 
 not_callable = 3
 """
@@ -77,6 +93,10 @@ def test_default_run_reaches_97_percent_and_writes_the_run_directory(tmp_path):
     assert val_acc >= 0.97, done.stdout
     run_dir = tmp_path / re.search(r"run directory: (\S+)", done.stdout).group(1)
     assert run_dir.parent == tmp_path / "trainwell-runs"
+    # The README shows this run's listing: it must be what a base run really writes.
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"run directory: trainwell-runs/<time> (\(.*\))", readme).group(1)
+    assert re.search(r"run directory: \S+ (\(.*\))", done.stdout).group(1) == shown
     for name in ("metrics.csv", "steps.csv", "config.yaml", "curves.png", "checkpoints/best.ckpt"):
         assert (run_dir / name).is_file(), name
     rows = list(csv.DictReader(open(run_dir / "metrics.csv")))
@@ -157,7 +177,7 @@ def test_bad_configs_are_one_line_errors_with_exit_code_2(project, capsys):
     fails_with(capsys, ["fit", "--config", project(batch_size="16")],
                "batch_size: expected int, got '16' (str)")
     fails_with(capsys, ["fit", "--config", project(), "--max-epochs", "two"],
-               "command line: max_epochs: expected int, got 'two'")
+               "--max-epochs two: expected an integer")
     fails_with(capsys, ["fit", "--config", project(model="missing_module_tw:make")],
                "model 'missing_module_tw:make': no module named 'missing_module_tw'")
     fails_with(capsys, ["fit", "--config", project(data=f"{project.module}:not_callable")],
@@ -191,3 +211,31 @@ def test_command_module_and_print_config_do_not_import_torch():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "model: trainwell.fit.default:make_model" in done.stdout
+
+
+def test_factories_by_file_path_train(project, capsys):
+    path = f"./{project.module}.py"
+    argv = ["fit", "--model", f"{path}:make_model", "--data", f"{path}:make_data",
+            "--max-epochs", "1", "--no-progress", "--no-curves", "--run-dir", "by-path"]
+    assert main(argv) == 0
+    assert "epoch 1, step 1:" in capsys.readouterr().out
+
+
+def test_an_error_in_the_users_model_shows_their_frame_and_the_shapes(project, capsys):
+    argv = ["fit", "--config", project(model=f"{project.module}:make_scaled",
+                                       data=f"{project.module}:make_wide_data")]
+    assert main(argv) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == ("trainwell: error: the model's forward raised RuntimeError: mat1 and mat2 "
+                        "shapes cannot be multiplied (16x5 and 4x8)")
+    assert lines[1] == f"  {project.module}.py:29 in forward: return self.body(x * 2)"
+    assert lines[2] == "  the model's input: (16, 5) float32"
+    assert lines[3].startswith("  its first layer 'body.0' (Linear) expects in_features=4")
+    assert len(lines) == 5 and "--debug" in lines[4]  # no frame of trainwell or torch
+    assert not (project.root / "trainwell-runs").exists()
+
+
+def test_trainer_messages_reach_the_command_line_as_flags(project, capsys):
+    assert main(["fit", "--config", project(), "--monitor", "val_f1"]) == 2
+    err = capsys.readouterr().err
+    assert "--monitor val_f1 is not in the epoch records" in err and "monitor=" not in err

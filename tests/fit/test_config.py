@@ -7,6 +7,7 @@ import pytest
 from trainwell.errors import TrainwellError
 from trainwell.fit import command
 from trainwell.fit import config as cfg
+from trainwell.fit import factories
 
 
 def error_of(fn, *args):
@@ -78,26 +79,26 @@ def test_every_config_key_has_a_flag():
 
 
 def test_optimizer_scheduler_and_loss_names_are_checked_against_torch():
-    message = error_of(cfg.optimizer_factory, cfg.OptimizerConfig("Adamw", {}))
+    message = error_of(factories.optimizer_factory, cfg.OptimizerConfig("Adamw", {}))
     assert "optimizer 'Adamw' is not in torch.optim" in message and "AdamW, " in message
-    message = error_of(cfg.optimizer_factory, cfg.OptimizerConfig("SGD", {"lrate": 0.1}))
-    assert "unknown argument 'lrate'; valid arguments: lr, momentum" in message
-    message = error_of(cfg.scheduler_factory, cfg.SchedulerConfig("Cosine"), 10)
+    message = error_of(factories.optimizer_factory, cfg.OptimizerConfig("SGD", {"lrate": 0.1}))
+    assert "lrate: unknown argument of optimizer SGD; valid arguments: lr, momentum" in message
+    message = error_of(factories.scheduler_factory, cfg.SchedulerConfig("Cosine"), 10)
     assert "torch.optim.lr_scheduler" in message and "CosineAnnealingLR" in message
     assert "missing required argument(s) step_size" in error_of(
-        cfg.scheduler_factory, cfg.SchedulerConfig("StepLR"), 10)
-    assert "'MSELoss'" in error_of(cfg.loss_function, "MSELos")
+        factories.scheduler_factory, cfg.SchedulerConfig("StepLR"), 10)
+    assert "'MSELoss'" in error_of(factories.loss_function, "MSELos")
 
 
 def test_schedules_get_the_run_length_when_not_given():
     import torch
 
     optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-    one_cycle = cfg.scheduler_factory(cfg.SchedulerConfig("OneCycleLR", "step", {"max_lr": 1.0}), 37)
+    one_cycle = factories.scheduler_factory(cfg.SchedulerConfig("OneCycleLR", "step", {"max_lr": 1.0}), 37)
     assert one_cycle(optimizer).total_steps == 37
-    cosine = cfg.scheduler_factory(cfg.SchedulerConfig("CosineAnnealingLR", "epoch"), 5)
+    cosine = factories.scheduler_factory(cfg.SchedulerConfig("CosineAnnealingLR", "epoch"), 5)
     assert cosine(optimizer).T_max == 5
-    explicit = cfg.scheduler_factory(cfg.SchedulerConfig("CosineAnnealingLR", "epoch", {"T_max": 9}), 5)
+    explicit = factories.scheduler_factory(cfg.SchedulerConfig("CosineAnnealingLR", "epoch", {"T_max": 9}), 5)
     assert explicit(optimizer).T_max == 9
 
 
@@ -106,10 +107,10 @@ def test_factories_import_from_the_current_directory(tmp_path, monkeypatch):
                                                   "def broken():\n    return 1 / 0\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
-    assert cfg.call_factory("tw_cfg_factories:make", "model") == 42
-    assert "is not 'module:function'" in error_of(cfg.import_factory, "tw_cfg_factories", "model")
-    assert "no module named 'nope_tw'" in error_of(cfg.import_factory, "nope_tw:make", "model")
-    assert "has no attribute 'other'" in error_of(cfg.import_factory, "tw_cfg_factories:other", "data")
-    assert "is not callable (it is a int)" in error_of(cfg.import_factory, "tw_cfg_factories:value", "data")
-    message = error_of(cfg.call_factory, "tw_cfg_factories:broken", "data")
+    assert factories.call_factory("tw_cfg_factories:make", "model") == 42
+    assert "is not 'module:function'" in error_of(factories.import_factory, "tw_cfg_factories", "model")
+    assert "no module named 'nope_tw'" in error_of(factories.import_factory, "nope_tw:make", "model")
+    assert "has no attribute 'other'" in error_of(factories.import_factory, "tw_cfg_factories:other", "data")
+    assert "is not callable (it is a int)" in error_of(factories.import_factory, "tw_cfg_factories:value", "data")
+    message = error_of(factories.call_factory, "tw_cfg_factories:broken", "data")
     assert "raised ZeroDivisionError: division by zero (at tw_cfg_factories.py:5)" in message

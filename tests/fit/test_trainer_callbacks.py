@@ -58,7 +58,7 @@ def test_no_files_without_run_dir(tmp_path, monkeypatch):
 
 def test_progress_bar_counts_steps_and_prints_an_epoch_table():
     out = io.StringIO()
-    bar = ProgressBar(total_steps=18, file=out)
+    bar = ProgressBar(total_steps=18, file=out, live=True)
     fit(None, callbacks=[bar])
     text = out.getvalue()
     assert bar.bar.n == 18

@@ -87,3 +87,56 @@ def test_command_with_factories_reports_a_difference(tmp_path, capsys, monkeypat
     assert "resume is NOT exact" in capsys.readouterr().out
     assert main(["verify-resume", "--model", "mine:model"]) == 2
     assert "'data' is missing" in capsys.readouterr().err
+
+
+def test_command_runs_the_configs_length_and_refuses_a_longer_one(tmp_path, capsys, monkeypatch):
+    (tmp_path / "tw_verify_len.py").write_text(
+        "import torch\nfrom torch import nn\n"
+        "def model():\n    return nn.Linear(5, 3)\n"
+        "def data():\n"
+        "    g = torch.Generator().manual_seed(0)\n"
+        "    return (torch.randn(40, 5, generator=g), torch.randint(0, 3, (40,), generator=g)), None\n")
+    (tmp_path / "run.yaml").write_text("model: tw_verify_len:model\ndata: tw_verify_len:data\n"
+                                       "max_epochs: 3\nbatch_size: 8\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["verify-resume", "--config", "run.yaml"]) == 0  # 5 batches x 3 epochs
+    assert "resume is exact: 15 steps straight vs 8 + 7 resumed" in capsys.readouterr().out
+    assert main(["verify-resume", "--config", "run.yaml", "--steps", "60"]) == 2
+    assert capsys.readouterr().err == (
+        "trainwell: error: --steps 60: the run is only 15 optimizer steps long (max_epochs 3); "
+        "pass --steps 15 or less, or raise max_epochs\n")
+
+
+def test_command_in_two_processes_finds_the_hidden_state_and_reports_once(tmp_path):
+    """--nproc 2: DDP runs stopped and resumed in one work folder; rank 0 alone prints."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "tw_drift.py").write_text(
+        "import torch\nfrom torch import nn\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(); self.lin = nn.Linear(5, 3); self.calls = 0\n"
+        "    def forward(self, x):\n"
+        "        self.calls += 1\n"
+        "        return self.lin(x) * (1 + 0.01 * self.calls)\n"
+        "def model():\n    return M()\n"
+        "def data():\n"
+        "    g = torch.Generator().manual_seed(0)\n"
+        "    return (torch.randn(64, 5, generator=g), torch.randint(0, 3, (64,), generator=g)), None\n")
+    argv = [sys.executable, "-m", "trainwell", "verify-resume", "--model", "tw_drift:model",
+            "--data", "tw_drift:data", "--nproc", "2"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    assert proc.returncode == 1, err
+    assert out.count("resume is NOT exact") == 1, out  # 64 samples / 2 ranks / 64 per batch
+    assert "10 steps straight vs 6 + 4 resumed" in out and "model.lin.weight" in out
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == ["tw_drift.py"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -141,46 +140,10 @@ class ConfigFile(Callback):
         os.replace(tmp, path)  # a reader sees the old config or the new one, whole
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
-    return str(value)
+def __getattr__(name: str) -> Any:
+    """``ProgressBar`` lives in console.py (which imports ``Callback`` from here)."""
+    if name == "ProgressBar":
+        from trainwell.fit.console import ProgressBar
 
-
-class ProgressBar(Callback):
-    """A tqdm bar over optimizer steps, numbers refreshed at log intervals,
-    and one table row per epoch."""
-
-    def __init__(self, total_steps: int | None, file: Any = None) -> None:
-        self.total = total_steps
-        self.file = file or sys.stderr
-        self.bar: Any = None
-        self._columns: list[str] | None = None
-        self._postfix: dict[str, Any] = {}
-
-    def on_fit_start(self, trainer: Any, state: Any) -> None:
-        from tqdm.auto import tqdm
-
-        self.bar = tqdm(total=self.total, initial=state.step, unit="step", file=self.file,
-                        dynamic_ncols=True, leave=False)
-
-    def on_step_end(self, trainer: Any, state: Any) -> None:
-        self.bar.update(1)
-
-    def on_log(self, trainer: Any, state: Any, record: dict[str, float]) -> None:
-        self._postfix.update(loss=_fmt(record["train_loss"]), lr=_fmt(record["lr"]),
-                             samples_s=f"{record['samples_per_s']:.0f}")
-        self.bar.set_postfix(self._postfix, refresh=False)
-
-    def on_epoch_end(self, trainer: Any, state: Any, record: dict[str, Any]) -> None:
-        if self._columns is None:
-            self._columns = list(record)
-            self.bar.write("  ".join(f"{c:>10}" for c in self._columns), file=self.file)
-        self.bar.write("  ".join(f"{_fmt(record.get(c, '')):>10}" for c in self._columns),
-                       file=self.file)
-        self._postfix.update({k: _fmt(v) for k, v in record.items() if k.startswith("val_")})
-        self.bar.set_postfix(self._postfix, refresh=False)
-
-    def on_fit_end(self, trainer: Any, result: Any) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        return ProgressBar
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,10 +16,13 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from trainwell.errors import TrainwellError
+from trainwell.errors import TrainwellError, UserCodeError, interface_words
 from trainwell.fit import config as cfg
+from trainwell.fit import factories
 
 RUNS_FOLDER = Path("trainwell-runs")
+# Python argument names that are flags here: Trainer messages name them as flags.
+_ARGUMENTS = (*cfg.field_names(), "resume", "scheduler_interval")
 # Keys set by their own flags below, not by the generated ones.
 _SPECIAL = {"optimizer", "scheduler", "metrics", "loggers"}
 _HELP = {
@@ -101,7 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     resume = Path(args.resume) if args.resume else None
-    config = resolve(args, resume)
+    config, origins = resolve(args, resume)
     if args.print_config:
         sys.stdout.write(cfg.dump(config))
         return 0
@@ -110,38 +113,63 @@ def run(args: argparse.Namespace) -> int:
 
         rundir.claim(Path(config.run_dir), resume, args.overwrite, cli=True)
     if args.nproc is not None:
-        return _launch(args.nproc, config)
-    return train(config, resume, args.overwrite)
+        if args.nproc < 1:
+            raise TrainwellError(f"--nproc {args.nproc}: must be at least 1 (processes on this machine)")
+        if config.device is not None:  # checked once here, not by every worker
+            from trainwell.fit.console import check_device
+
+            check_device(config.device, origins.key("device"))
+        return _launch(args.nproc, config, getattr(args, "_argv", sys.argv[1:]))
+    return train(config, resume, origins, args.overwrite)
 
 
-def _launch(nproc: int, config: cfg.FitConfig) -> int:
+def _launch(nproc: int, config: cfg.FitConfig, argv: list[str]) -> int:
     """Re-run this command in ``nproc`` processes under torchrun, in ONE run directory."""
-    from trainwell.fit.launch import launch
+    from trainwell.fit.launch import launch, worker_argv
 
     run_dir = _new_run_dir(config.run_dir)  # chosen once, here: every rank writes into it
-    argv = sys.argv[sys.argv.index("fit") + 1:]
-    kept: list[str] = []
-    skip = False
-    for item in argv:
-        if skip:
-            skip = False
-        elif item == "--nproc":
-            skip = True
-        elif not item.startswith("--nproc="):
-            kept.append(item)
-    return launch(nproc, ["-m", "trainwell", "fit", *kept, "--run-dir", str(run_dir)])
+    return launch(nproc, [*worker_argv(argv, "fit"), "--run-dir", str(run_dir)])
 
 
-def resolve(args: argparse.Namespace, resume: Path | None) -> cfg.FitConfig:
+class Origins:
+    """Where each config value came from, to name it in an error as the user wrote it:
+    ``--lr -1`` for a flag, ``run.yaml: optimizer: lr`` for a key of a file."""
+
+    def __init__(self, layers: list[tuple[str, dict[str, Any]]]) -> None:
+        self.layers = layers  # (where, mapping), lowest first
+
+    def key(self, key: str) -> str:
+        for where, layer in reversed(self.layers):
+            if key in layer:
+                return cfg.at(where, key)
+        return key
+
+    def argument(self, section: str, key: str) -> str:
+        """An optimizer or scheduler argument: ``--lr 0``, ``--optimizer-arg k=v``, ``file: optimizer: k``."""
+        for where, layer in reversed(self.layers):
+            part = layer.get(section)
+            if isinstance(part, dict) and key in part:
+                if where != cfg.FLAGS:
+                    return f"{where}: {section}: {key}"
+                value = part[key]
+                if (section, key) == ("optimizer", "lr"):
+                    return f"--lr {value}"
+                return f"--{section}-arg {key}={value}"
+        return f"{section}: {key}"
+
+
+def resolve(args: argparse.Namespace, resume: Path | None) -> tuple[cfg.FitConfig, Origins]:
     """The effective config: defaults < bundled default < resumed run < YAML < flags."""
     from trainwell.fit.default import PRESET
 
     saved: dict[str, Any] = {}
+    saved_where = "saved config"
     if resume is not None:
         if not resume.exists():
             raise TrainwellError(f"--resume {resume}: no such file or directory")
         run_dir = _run_dir_of(resume)
         if run_dir is not None and (run_dir / "config.yaml").is_file():
+            saved_where = str(run_dir / "config.yaml")
             saved = cfg.read_yaml(run_dir / "config.yaml")
         if run_dir is not None:
             saved["run_dir"] = str(run_dir)
@@ -153,13 +181,30 @@ def resolve(args: argparse.Namespace, resume: Path | None) -> cfg.FitConfig:
     where = args.config or "config"
     # Check the user's own layers first, so an error names the file or flag it came from.
     cfg.build(user, where)
-    cfg.build(_without_sections(flags), "command line")
+    cfg.build(_without_sections(flags), cfg.FLAGS)
     config = cfg.build(merged, where)
     if (config.model is None) != (config.data is None):
         missing = "data" if config.data is None else "model"
         raise TrainwellError(f"{where}: '{missing}' is missing; give both model and data "
                              "factories (or neither, for the bundled default)")
-    return config
+    origins = Origins([("the bundled default run", base), (saved_where, saved), (where, user),
+                       (cfg.FLAGS, flags)])
+    if config.run_dir is not None:
+        _check_run_dir_path(Path(config.run_dir), origins.key("run_dir"))
+    return config, origins
+
+
+def _check_run_dir_path(path: Path, name: str) -> None:
+    """A run directory that could not be made fails now, before anything is imported or written."""
+    if path.exists() and not path.is_dir():
+        raise TrainwellError(f"{name} {path}: is a file, not a directory; pass a directory for the run")
+    existing = next((p for p in path.parents if p.exists()), Path("."))
+    if not existing.is_dir():
+        raise TrainwellError(f"{name} {path}: cannot be created: {existing} is a file")
+    import os
+
+    if not path.exists() and not os.access(existing, os.W_OK | os.X_OK):
+        raise TrainwellError(f"{name} {path}: cannot be created: no permission to write in {existing}")
 
 
 def flag_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -199,28 +244,45 @@ def flag_values(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def train(config: cfg.FitConfig, resume: Path | None, overwrite: bool = False) -> int:
-    """Build everything the config names, fit, and print the result."""
+def train(config: cfg.FitConfig, resume: Path | None, origins: Origins | None = None,
+          overwrite: bool = False) -> int:
+    """Build everything the config names, fit, and print the result.
+
+    Errors speak the command line: a Trainer message such as ``nonfinite='skip'``
+    reaches the user as ``--nonfinite skip``.
+    """
+    try:
+        return _train(config, resume, origins or Origins([]), overwrite)
+    except UserCodeError:
+        raise
+    except TrainwellError as error:
+        raise TrainwellError(interface_words(str(error), _ARGUMENTS), error.exit_code) from error
+
+
+def _train(config: cfg.FitConfig, resume: Path | None, origins: Origins, overwrite: bool) -> int:
     import warnings
 
     import torch
 
+    from trainwell.fit import console
     from trainwell.fit.curves import CurvesPlot
+    from trainwell.fit.failure import InputRecorder
     from trainwell.fit.loggers import make_loggers
     from trainwell.fit.callbacks import ConfigFile
     from trainwell.fit.seeding import seed_everything
     from trainwell.fit.trainer import FinishedRunWarning, Trainer
 
+    console.check_device(config.device, origins.key("device"))
     if config.threads is not None:
         torch.set_num_threads(config.threads)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning if _rank() == 0 else _silent
         warnings.filterwarnings("ignore", category=FinishedRunWarning)  # said below, in flags
         seed_everything(config.seed)  # the factories' random init is part of the run
-        model = cfg.call_factory(config.model, "model")
-        data = cfg.call_factory(config.data, "data")
+        model = factories.call_factory(config.model, "model")
+        data = factories.call_factory(config.data, "data")
         train_data, val_data = _split(data, config.data)
-        arguments = trainer_arguments(config, model, train_data)
+        arguments = trainer_arguments(config, model, train_data, origins)
         rank0 = _rank() == 0  # under torchrun: files, loggers and output from rank 0 only
         if _world() > 1 and config.run_dir is None:
             raise TrainwellError("under torchrun pass --run-dir (one folder for all ranks), or "
@@ -228,17 +290,33 @@ def train(config: cfg.FitConfig, resume: Path | None, overwrite: bool = False) -
         callbacks = make_loggers(config.loggers, cfg.to_dict(config)) if rank0 else []
         if config.curves and rank0:
             callbacks.append(CurvesPlot())
+        parameters = console.count_parameters(model)  # before sharding replaces them
         run_dir = _new_run_dir(config.run_dir)  # made by the Trainer once the run can start
         if rank0:  # written when training starts: a refused or failed start leaves none
             callbacks.insert(0, ConfigFile(cfg.dump(dataclasses.replace(config, run_dir=str(run_dir)))))
+        if rank0 and config.progress:
+            callbacks.append(console.StartSummary(
+                parameters, config.precision, horizon(config, train_data, "step"),
+                _batch_size(config, train_data), config.accumulate, _world(), run_dir))
         trainer = Trainer(**arguments, run_dir=run_dir, callbacks=callbacks, overwrite=overwrite)
+        recorder = None if config.compile else InputRecorder(trainer.model)
         started = time.perf_counter()
-        result = trainer.fit(train_data, val_data, resume=resume)
+        try:
+            result = trainer.fit(train_data, val_data, resume=resume)
+        except (TrainwellError, KeyboardInterrupt):
+            raise
+        except Exception as error:  # raised inside the user's model, loss or data
+            if recorder is None:
+                raise
+            raise UserCodeError(recorder.describe(error)) from error
+        finally:
+            if recorder is not None:
+                recorder.remove()
         seconds = time.perf_counter() - started
     trainer.close()  # the process group, when the Trainer made one
     if result.already_finished:
         if rank0:
-            _print_finished(result, run_dir, config)
+            _print_finished(result, run_dir, config, origins)
         return 0
     if rank0:
         _print_summary(result, run_dir, config.monitor, seconds)
@@ -246,10 +324,21 @@ def train(config: cfg.FitConfig, resume: Path | None, overwrite: bool = False) -
     return {"SIGINT": 130, "SIGTERM": 143}.get(result.signal or "", 0)
 
 
-def trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> dict[str, Any]:
+def _batch_size(config: cfg.FitConfig, train_data: Any) -> int | None:
+    """Samples per batch of one process: the DataLoader's own, or --batch-size for tensors."""
+    from torch.utils.data import DataLoader
+
+    if isinstance(train_data, DataLoader):
+        return train_data.batch_size
+    return config.batch_size
+
+
+def trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any,
+                      origins: Origins | None = None) -> dict[str, Any]:
     """Everything the Trainer takes, names resolved (so errors come before any file is written)."""
     from torch import nn
 
+    origins = origins or Origins([])
     if not isinstance(model, nn.Module):
         raise TrainwellError(f"model factory {config.model!r} returned a {type(model).__name__}, "
                              "not a torch.nn.Module")
@@ -257,11 +346,14 @@ def trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any) -> dic
     interval = "epoch"
     if config.scheduler is not None:
         interval = config.scheduler.interval
-        scheduler = cfg.scheduler_factory(config.scheduler, horizon(config, train_data, interval))
+        scheduler = factories.scheduler_factory(config.scheduler, horizon(config, train_data, interval),
+                                          lambda key: origins.argument("scheduler", key))
+    optimizer = factories.optimizer_factory(config.optimizer,
+                                      lambda key: origins.argument("optimizer", key))
     return dict(
-        model=model, optimizer=cfg.optimizer_factory(config.optimizer),
-        loss=cfg.loss_function(config.loss), scheduler=scheduler, scheduler_interval=interval,
-        metrics=cfg.metric_functions(config.metrics) or None,
+        model=model, optimizer=optimizer,
+        loss=factories.loss_function(config.loss), scheduler=scheduler, scheduler_interval=interval,
+        metrics=factories.metric_functions(config.metrics) or None,
         max_epochs=config.max_epochs, max_steps=config.max_steps, batch_size=config.batch_size,
         eval_batch_size=config.eval_batch_size, accumulate=config.accumulate,
         precision=config.precision, clip_grad_norm=config.clip_grad_norm, device=config.device,
@@ -333,15 +425,17 @@ def _new_run_dir(run_dir: str | None) -> Path:
     raise TrainwellError(f"cannot find a new run directory name under {RUNS_FOLDER}; pass --run-dir")
 
 
-def _print_finished(result: Any, run_dir: Path, config: cfg.FitConfig) -> None:
+def _print_finished(result: Any, run_dir: Path, config: cfg.FitConfig, origins: Origins) -> None:
     """A resumed run that had already reached its end: one line, and how to train on."""
     state = result.state
     if config.max_steps is not None and state.step >= config.max_steps:
         limit, value, more = "max_steps", config.max_steps, "a larger --max-steps (or --max-steps none)"
     else:
         limit, value, more = "max_epochs", config.max_epochs, f"--max-epochs {config.max_epochs + 1} or more"
+    source = origins.key(limit)
+    source = "the default" if source == limit else source
     print(f"trainwell: {run_dir} already finished ({state.where()}): "
-          f"{limit} is {value}; nothing was trained or written; to train on, "
+          f"{limit} is {value} ({source}); nothing was trained or written; to train on, "
           f"resume with {more}", file=sys.stderr)
 
 
@@ -378,7 +472,10 @@ def _print_summary(result: Any, run_dir: Path, monitor: str, seconds: float) -> 
 
 def _show_warning(message: Any, category: Any, filename: str, lineno: int,
                   file: Any = None, line: Any = None) -> None:
-    print(f"trainwell: warning: {message}", file=sys.stderr)
+    from trainwell.terminal import paint
+
+    print(f"{paint('trainwell: warning:', 'yellow')} {interface_words(str(message), _ARGUMENTS)}",
+          file=sys.stderr)
 
 
 def _scalar(text: str, flag: str) -> Any:

@@ -2,9 +2,10 @@
 
 Layers, lowest first: the field defaults, the bundled default run (only when no
 model is named), a resumed run's saved ``config.yaml``, the user's YAML file,
-the command-line flags. A key that does not exist or a value of the wrong type
-is a ``TrainwellError`` naming the key, before anything is imported or trained.
-Nothing here imports torch.
+the command-line flags. A key that does not exist, a value of the wrong type or
+out of range is a ``TrainwellError`` naming the key (or the flag), before
+anything is imported or trained. Nothing here imports torch; factories.py
+turns the names into objects.
 """
 
 from __future__ import annotations
@@ -115,15 +116,19 @@ def parse_yaml(text: str, where: str) -> Any:
 
 
 def read_yaml(path: str | Path) -> dict[str, Any]:
-    """Read a config file into a mapping (an empty file is an empty config)."""
+    """Read a config file into a mapping; an empty file is an error (it would train the default)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TrainwellError(f"--config {path}: not a text file; give a YAML file of keys such "
+                             "as model: and data: (see `trainwell fit --print-config`)") from None
     except OSError as error:
         raise TrainwellError(f"cannot read config {path}: {error.strerror}") from None
     data = parse_yaml(text, str(path))
     if data is None:
-        return {}
+        raise TrainwellError(f"{path} is empty: give keys such as model: and data: (see "
+                             "`trainwell fit --print-config`), or drop --config for the bundled default")
     if not isinstance(data, dict):
         raise TrainwellError(f"{path}: the config must be a mapping of keys to values, got {_kind(data)}")
     return data
@@ -149,6 +154,22 @@ def merge(*layers: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+FLAGS = "command line"  # the ``where`` of values that came from flags
+
+# Ranges of numeric keys: (lowest, highest) inclusive; None is open.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "max_epochs": (1, None), "max_steps": (1, None), "batch_size": (1, None),
+    "eval_batch_size": (1, None), "accumulate": (1, None), "checkpoint_every": (1, None),
+    "keep_last": (1, None), "early_stopping_patience": (1, None), "log_every": (1, None),
+    "num_workers": (0, None), "threads": (1, None), "seed": (0, 2**63 - 1),
+}
+
+
+def at(where: str, key: str) -> str:
+    """Name a key as the user wrote it: ``--batch-size`` on the command line, else ``file: key``."""
+    return "--" + key.replace("_", "-") if where == FLAGS else f"{where}: {key}"
+
+
 def build(data: dict[str, Any], where: str = "config") -> FitConfig:
     """Validate a mapping into a ``FitConfig``; the first problem is a TrainwellError."""
     valid = field_names()
@@ -169,11 +190,33 @@ def build(data: dict[str, Any], where: str = "config") -> FitConfig:
             values[key] = _loggers(value, where)
         else:
             values[key] = _check_type(key, value, hints[key], where)
+            _check_range(key, values[key], where)
     config = FitConfig(**values)
     for key, choices in CHOICES.items():
-        if getattr(config, key) not in choices:
-            raise TrainwellError(f"{where}: {key}: {getattr(config, key)!r} is not one of {', '.join(choices)}")
+        value = getattr(config, key)
+        if key in data and value not in choices:
+            if where == FLAGS:
+                raise TrainwellError(f"{at(where, key)} {value}: must be one of {', '.join(choices)}")
+            raise TrainwellError(f"{at(where, key)}: {value!r} is not one of {', '.join(choices)}")
     return config
+
+
+def _check_range(key: str, value: Any, where: str) -> None:
+    if value is None:
+        return
+    low, high = RANGES.get(key, (None, None))
+    if key == "clip_grad_norm" and not value > 0:
+        problem = "must be a positive number (or none: no clipping)"
+    elif key == "run_dir" and not value.strip():
+        problem = "must name a folder (or none: a new one under trainwell-runs/)"
+    elif (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"at least {low}" if high is None else f"between {low} and {high}"
+        extra = " (or none: keep every checkpoint)" if key == "keep_last" else ""
+        problem = f"must be {bounds}{extra}"
+    else:
+        return
+    shown = f"{at(where, key)} {value}:" if where == FLAGS else f"{at(where, key)}: {value!r}"
+    raise TrainwellError(f"{shown} {problem}")
 
 
 def to_dict(config: FitConfig) -> dict[str, Any]:
@@ -234,7 +277,7 @@ def _loggers(value: Any, where: str) -> list[str]:
     """``loggers: [tensorboard, mlflow]`` (one name alone, or none/[] for CSV only)."""
     names = [] if value is None else [value] if isinstance(value, str) else value
     if not isinstance(names, list) or any(n not in LOGGERS for n in names):
-        raise TrainwellError(f"{where}: loggers: expected a list of {', '.join(LOGGERS)} "
+        raise TrainwellError(f"{at(where, 'loggers')}: expected a list of {', '.join(LOGGERS)} "
                              f"(CSV files are always written), got {value!r}")
     return list(dict.fromkeys(names))
 
@@ -245,10 +288,19 @@ def _check_type(key: str, value: Any, hint: Any, where: str) -> Any:
         return None
     if float in allowed and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if float in allowed and isinstance(value, float) and value != value:
+        raise TrainwellError(f"{at(where, key)}: nan is not a number it can use")
     if any(_is(value, t) for t in allowed):
         return value
+    if where == FLAGS:
+        expected = " or ".join(_WORDS.get(t, t.__name__) for t in allowed)
+        raise TrainwellError(f"{at(where, key)} {value}: expected {expected}")
     expected = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
-    raise TrainwellError(f"{where}: {key}: expected {expected}, got {value!r} ({_kind(value)})")
+    raise TrainwellError(f"{at(where, key)}: expected {expected}, got {value!r} ({_kind(value)})")
+
+
+_WORDS = {int: "an integer", float: "a number", str: "text", bool: "true or false",
+          type(None): "none"}
 
 
 def allowed_types(hint: Any) -> tuple[type, ...]:
@@ -273,130 +325,3 @@ def _unknown_key(key: Any, valid: list[str], where: str) -> str:
     close = difflib.get_close_matches(str(key), valid, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"{where}: unknown key {key!r}{hint}; valid keys: {', '.join(valid)}"
-
-
-# --------------------------------------------------------------------------
-# Resolving names into objects (imports torch and the user's modules lazily).
-
-def import_factory(spec: str, what: str) -> Any:
-    """The callable named by ``"module:function"``; the current directory is importable."""
-    import importlib
-    import os
-    import sys
-
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise TrainwellError(f"{what} {spec!r} is not 'module:function' (e.g. mymodels:make_model)")
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())  # as `python -m` does
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name and module_name.startswith(error.name):
-            raise TrainwellError(
-                f"{what} {spec!r}: no module named {error.name!r} (run from the folder that holds "
-                "it, or install it)") from None
-        raise TrainwellError(f"{what} {spec!r}: importing {module_name!r} failed: {_describe(error)}") from None
-    except Exception as error:  # the user's module raised while importing
-        raise TrainwellError(f"{what} {spec!r}: importing {module_name!r} failed: {_describe(error)}") from None
-    target: Any = module
-    for part in attr.split("."):
-        if not hasattr(target, part):
-            raise TrainwellError(f"{what} {spec!r}: module {module_name!r} has no attribute {attr!r}")
-        target = getattr(target, part)
-    if not callable(target):
-        raise TrainwellError(f"{what} {spec!r} is not callable (it is a {type(target).__name__})")
-    return target
-
-
-def call_factory(spec: str, what: str) -> Any:
-    """Import and call a factory; an exception inside it is one line with its location."""
-    factory = import_factory(spec, what)
-    try:
-        return factory()
-    except TrainwellError:
-        raise
-    except Exception as error:
-        raise TrainwellError(f"{what} {spec!r} raised {_describe(error)}", exit_code=1) from None
-
-
-def optimizer_factory(config: OptimizerConfig) -> Any:
-    """``callable(params) -> Optimizer`` for the Trainer; name and kwargs checked now."""
-    import torch
-
-    cls = _torch_class(torch.optim, torch.optim.Optimizer, config.name, "optimizer")
-    _check_kwargs(cls, config.kwargs, f"optimizer {config.name}", skip=("params",))
-    kwargs = dict(config.kwargs)
-    return lambda params: cls(params, **kwargs)
-
-
-def scheduler_factory(config: SchedulerConfig, horizon: int) -> Any:
-    """``callable(optimizer) -> scheduler``; ``horizon`` is the run's length in
-    units of ``config.interval``, filled in where the schedule needs it."""
-    import torch
-
-    module = torch.optim.lr_scheduler
-    cls = _torch_class(module, (module.LRScheduler, module.ReduceLROnPlateau), config.name,
-                       "scheduler")
-    kwargs = dict(config.kwargs)
-    if cls is module.OneCycleLR and not {"total_steps", "epochs"} & kwargs.keys():
-        kwargs["total_steps"] = horizon
-    if cls is module.CosineAnnealingLR and "T_max" not in kwargs:
-        kwargs["T_max"] = horizon
-    _check_kwargs(cls, kwargs, f"scheduler {config.name}", skip=("optimizer",))
-    return lambda optimizer: cls(optimizer, **kwargs)
-
-
-def loss_function(name: str) -> Any:
-    """A ``torch.nn`` loss by class name (instantiated), or a ``module:function``."""
-    if ":" in name:
-        return import_factory(name, "loss")
-    from torch import nn
-
-    return _torch_class(nn, nn.modules.loss._Loss, name, "loss")()
-
-
-def metric_functions(metrics: dict[str, str]) -> dict[str, Any]:
-    """Built-in metric names pass through (the Trainer knows them); others are imported."""
-    return {name: import_factory(spec, f"metric {name!r}") if ":" in spec else spec
-            for name, spec in metrics.items()}
-
-
-def _torch_class(module: Any, base: Any, name: str, what: str) -> Any:
-    bases = base if isinstance(base, tuple) else (base,)
-    cls = getattr(module, name, None)
-    if isinstance(cls, type) and issubclass(cls, bases) and not name.startswith("_"):
-        return cls
-    names = sorted(n for n, c in vars(module).items()
-                   if isinstance(c, type) and issubclass(c, bases) and c not in bases[:1]
-                   and not n.startswith("_"))
-    return _raise_choice(what, name, module.__name__, names)
-
-
-def _raise_choice(what: str, name: str, where: str, names: list[str]) -> Any:
-    import difflib
-
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    raise TrainwellError(f"{what} {name!r} is not in {where}{hint}; valid choices: {', '.join(names)}")
-
-
-def _check_kwargs(cls: type, kwargs: dict[str, Any], what: str, skip: tuple[str, ...]) -> None:
-    import inspect
-
-    params = {n: p for n, p in inspect.signature(cls).parameters.items()
-              if n not in skip and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-    for key in kwargs:
-        if key not in params:
-            raise TrainwellError(f"{what}: unknown argument {key!r}; valid arguments: {', '.join(params)}")
-    missing = [n for n, p in params.items() if p.default is p.empty and n not in kwargs]
-    if missing:
-        raise TrainwellError(f"{what}: missing required argument(s) {', '.join(missing)}")
-
-
-def _describe(error: BaseException) -> str:
-    import traceback
-
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{type(error).__name__}: {error}{where}"
