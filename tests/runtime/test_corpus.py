@@ -70,7 +70,8 @@ def _id(path: Path) -> str:
 
 @pytest.mark.parametrize("path", case_files(), ids=_id)
 def test_runtime_findings_match_markers(path: Path) -> None:
-    default = sorted(c for c, e in CATALOG.items() if e.default_enabled and RUNTIME in e.detectors)
+    # TW404 measures time: on a loaded machine any tiny loop may wait; only its own cases select it
+    default = sorted(c for c, e in CATALOG.items() if e.default_enabled and RUNTIME in e.detectors and c != "TW404")
     w = run_watched(path, select=default + marked_codes(path))
     assert w.faults == []
     found = {(f.code, f.line) for f in w.findings if Path(f.path).resolve() == path}
