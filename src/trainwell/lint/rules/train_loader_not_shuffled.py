@@ -78,7 +78,19 @@ def _unshuffled(ctx: FileContext, call: ast.Call) -> bool:
     shuffle = _argument(call, "shuffle")
     if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value in (False, None)):
         return False  # shuffle=True, or an expression we cannot decide
-    return not _iterable(ctx, _argument(call, "dataset"))
+    return not _iterable(ctx, _argument(call, "dataset")) and not _one_batch(call)
+
+
+def _one_batch(call: ast.Call) -> bool:
+    """``DataLoader(Subset(ds, range(5)), batch_size=5)``: a known size that fits one batch has no order to repeat."""
+    size, dataset = _argument(call, "batch_size"), _argument(call, "dataset")
+    if not (isinstance(size, ast.Constant) and isinstance(size.value, int)) or not isinstance(dataset, ast.Call):
+        return False
+    picked = dataset.args[-1] if dataset.args else None
+    if isinstance(picked, ast.Call) and key_of(picked.func) == "range" and len(picked.args) == 1:
+        count = picked.args[0]
+        return isinstance(count, ast.Constant) and isinstance(count.value, int) and count.value <= size.value
+    return False
 
 
 def _iterable(ctx: FileContext, dataset: ast.expr | None) -> bool:

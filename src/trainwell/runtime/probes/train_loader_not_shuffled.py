@@ -3,7 +3,8 @@ steps was built without shuffle, sampler or batch_sampler, and a second pass
 over it feeds steps again: every epoch sees the dataset in the same order.
 
 Loaders that feed no step (validation), a loader read in one pass or once
-(``next(iter(loader))``), and IterableDataset streams are not reported; any
+(``next(iter(loader))``), a dataset that fits in one batch (no order to
+repeat), and IterableDataset streams are not reported; any
 sampler the user gave is taken as deliberate. The finding's step is the
 first step fed by the repeated pass.
 """
@@ -41,7 +42,7 @@ class TrainLoaderNotShuffled(Probe):
         if isinstance(loader.dataset, IterableDataset):
             return
         chosen = [kwargs.get(name, args[pos - 1] if len(args) >= pos else None) for name, pos in _POSITIONAL.items()]
-        if not any(chosen) and isinstance(loader.sampler, SequentialSampler):
+        if not any(chosen) and isinstance(loader.sampler, SequentialSampler) and not _one_batch(loader):
             self.fixed_order[loader] = user_location()
 
     def on_loader_iter(self, loader: Any) -> None:
@@ -68,3 +69,10 @@ class TrainLoaderNotShuffled(Probe):
             hint="pass shuffle=True (or a sampler) to the training DataLoader",
             step=self.session.step,  # the step its batch just fed
         )
+
+
+def _one_batch(loader: Any) -> bool:
+    try:
+        return len(loader) <= 1
+    except TypeError:  # a sampler without a length
+        return False
