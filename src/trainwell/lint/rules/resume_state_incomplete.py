@@ -12,6 +12,7 @@ helper we cannot see, no framework ``load_state``).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 
 from trainwell.diagnostic import Finding
@@ -23,6 +24,7 @@ CODE = "TW112"
 _STATEFUL = {"Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop",
              "SparseAdam", "Adafactor", "Lion", "Muon"}
 _RESUME_KEYS = ("epoch", "step", "iter")
+_SCHEDULER_CLASS = re.compile(r"^[A-Z]\w*(LR|Scheduler|Schedule)$")
 _LOST = {"optimizer": "its moments restart from zero", "scheduler": "the schedule restarts from its first step",
          "scaler": "the loss scale restarts from its initial value"}
 
@@ -37,7 +39,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if target is None or not _is_model(ctx, target):
             continue
         checkpoint = _checkpoint_of(ctx, call.args[0])
-        if checkpoint is None or not _resumes(ctx, call, checkpoint):
+        if checkpoint is None or not _resumes(ctx, call, checkpoint) or _reloaded_later(ctx, call, target):
             continue
         lost = [(key, kind, cls) for key, kind, cls in _stateful_objects(ctx) if not _restored(ctx, key)]
         if not lost:
@@ -120,11 +122,25 @@ def _stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
             continue
         if role.kind == "optimizer" and _keeps_state(role.cls, role.node):
             found.append((key, "optimizer", role.cls))
-        elif role.kind == "scheduler" and ev.SCHED_STEP in stepped.values():
+        elif role.kind == "scheduler" and not _replayed(ctx, key, role.cls):
             found.append((key, "scheduler", role.cls))
         elif role.kind == "scaler" and role.info.get("enabled"):
             found.append((key, "scaler", role.cls))
     return found
+
+
+def _reloaded_later(ctx: FileContext, load: ast.Call, model: str) -> bool:
+    """Another load_state_dict on the same model further down the same function: ``load`` is not the resume."""
+    scope = next((ms for ms in ctx.scope_members.values() if any(n is load for n in ms)), [])
+    return any(isinstance(n, ast.Call) and n is not load and method_name(n) == "load_state_dict" and n.lineno > load.lineno
+               and key_of(n.func.value) == model for n in scope)  # type: ignore[attr-defined]
+
+
+def _replayed(ctx: FileContext, key: str, cls: str) -> bool:
+    """``scheduler.step(epoch)``: the position is set from the epoch at every step, so a resume cannot lose it."""
+    if cls == "ReduceLROnPlateau":
+        return False  # its argument is a metric
+    return any(method_name(c) == "step" and key_of(c.func.value) == key and (c.args or c.keywords) for c in ctx.calls)  # type: ignore[attr-defined]
 
 
 def _keeps_state(cls: str, call: ast.Call) -> bool:
@@ -154,6 +170,8 @@ def _may_restore(ctx: FileContext, call: ast.Call) -> bool:
     qual = ctx.call_name(call) or ""
     if qual.startswith("torch.") or method_name(call) in ("step", "unscale_", "scale"):
         return False
+    if _SCHEDULER_CLASS.search((key_of(call.func) or "").rsplit(".", 1)[-1]):
+        return False  # a scheduler built over the optimizer (`WarmUpLR(optimizer, ...)`): a constructor, not a restore
     name = key_of(call.func)
     helper = ctx.functions.get(name or "") or ctx.nested_functions.get(name or "")
     if helper is None and isinstance(call.func, ast.Attribute):
