@@ -130,3 +130,28 @@ def test_two_watches_in_one_process_share_nothing() -> None:
     assert [(f.code, f.step, f.count) for f in first.findings] == [("TW101", 2, 5)]
     assert (second.findings, second.steps) == ([], 6)
     assert [(f.code, f.step, f.count) for f in third.findings] == [("TW101", 2, 5)] and third.steps == 6
+
+
+def test_training_in_eval_mode_on_purpose_is_not_tw201_or_tw205() -> None:
+    x, y = data()
+    frozen_statistics = net()
+    whole_model_in_eval = net()
+    with watch() as w:
+        optimizer = torch.optim.SGD(frozen_statistics.parameters(), lr=0.1)
+        for i in range(6):
+            frozen_statistics.train()
+            for module in frozen_statistics.modules():
+                if isinstance(module, nn.BatchNorm1d):
+                    module.eval()  # frozen-BatchNorm fine-tuning: statistics fixed, affine parameters train
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(frozen_statistics(x[i::6]), y[i::6]).backward()
+            optimizer.step()
+        whole_model_in_eval.eval()  # no dropout, fixed statistics, on purpose: it trains before any evaluation
+        optimizer = torch.optim.SGD(whole_model_in_eval.parameters(), lr=0.1)
+        for epoch in range(2):
+            for i in range(6):
+                optimizer.zero_grad()
+                nn.functional.cross_entropy(whole_model_in_eval(x[i::6]), y[i::6]).backward()
+                optimizer.step()
+            evaluate(whole_model_in_eval, x)
+    assert (w.findings, w.faults) == ([], [])

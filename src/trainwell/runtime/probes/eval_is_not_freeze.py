@@ -1,6 +1,8 @@
 """TW205 eval-is-not-freeze: a part of the model "frozen" with ``.eval()`` (or
 ``module.requires_grad = False``, a plain attribute) whose parameters still
-require grad, sit in the optimizer and change at its steps.
+require grad, sit in the optimizer and change at its steps. A BatchNorm layer
+put in eval mode is left alone: freezing its statistics while its affine
+parameters train is a common, deliberate fine-tuning recipe.
 
 Checked on sampled steps (and the steps right after a mode change) while some other module with parameters trains in
 train mode: the
@@ -14,6 +16,7 @@ import weakref
 from typing import Any
 
 import torch
+from torch.nn.modules.batchnorm import _BatchNorm
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
@@ -48,7 +51,7 @@ class EvalIsNotFreeze(Probe):
         held = {id(p) for p in info.params}
         for ref, where in self.evals.values():
             module = ref()
-            if module is not None and not module.training:
+            if module is not None and not module.training and not isinstance(module, _BatchNorm):
                 self._watch(f"{type(module).__name__}.eval()", where, module, held)
         for root in self.session.roots():
             for name, module in root.named_modules():

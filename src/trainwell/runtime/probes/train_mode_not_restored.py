@@ -33,6 +33,7 @@ class TrainModeNotRestored(Probe):
         self.trained_in_train_mode: set[int] = set()
         self.eval_calls: dict[int, Location | None] = {}
         self.evaluated: set[int] = set()  # modules run without autograd after their .eval()
+        self.deliberate: set[int] = set()  # modules trained in eval mode before any evaluation
         self.mode_changed = True  # check the first step after any train()/eval() call, and sampled steps
 
     def on_train_mode(self, module: torch.nn.Module, mode: bool) -> None:
@@ -60,7 +61,11 @@ class TrainModeNotRestored(Probe):
                 continue
             if module.training:
                 self.trained_in_train_mode.add(key)
-            elif key in self.eval_calls and (key in self.trained_in_train_mode or key in self.evaluated) and mode_matters(module):
+            elif key in self.deliberate or key not in self.eval_calls or not mode_matters(module):
+                continue
+            elif key not in self.trained_in_train_mode and key not in self.evaluated:
+                self.deliberate.add(key)
+            else:
                 self.session.report(
                     "TW201",
                     f"{type(module).__name__} trains in eval mode: this .eval() (for evaluation) is never undone, "
