@@ -19,6 +19,7 @@ from typing import Any
 from trainwell.errors import TrainwellError, UserCodeError, interface_words
 from trainwell.fit import config as cfg
 from trainwell.fit import factories
+from trainwell.fit.flags import Origins, resolve
 
 RUNS_FOLDER = Path("trainwell-runs")
 # Python argument names that are flags here: Trainer messages name them as flags.
@@ -129,119 +130,6 @@ def _launch(nproc: int, config: cfg.FitConfig, argv: list[str]) -> int:
 
     run_dir = _new_run_dir(config.run_dir)  # chosen once, here: every rank writes into it
     return launch(nproc, [*worker_argv(argv, "fit"), "--run-dir", str(run_dir)])
-
-
-class Origins:
-    """Where each config value came from, to name it in an error as the user wrote it:
-    ``--lr -1`` for a flag, ``run.yaml: optimizer: lr`` for a key of a file."""
-
-    def __init__(self, layers: list[tuple[str, dict[str, Any]]]) -> None:
-        self.layers = layers  # (where, mapping), lowest first
-
-    def key(self, key: str) -> str:
-        for where, layer in reversed(self.layers):
-            if key in layer:
-                return cfg.at(where, key)
-        return key
-
-    def argument(self, section: str, key: str) -> str:
-        """An optimizer or scheduler argument: ``--lr 0``, ``--optimizer-arg k=v``, ``file: optimizer: k``."""
-        for where, layer in reversed(self.layers):
-            part = layer.get(section)
-            if isinstance(part, dict) and key in part:
-                if where != cfg.FLAGS:
-                    return f"{where}: {section}: {key}"
-                value = part[key]
-                if (section, key) == ("optimizer", "lr"):
-                    return f"--lr {value}"
-                return f"--{section}-arg {key}={value}"
-        return f"{section}: {key}"
-
-
-def resolve(args: argparse.Namespace, resume: Path | None) -> tuple[cfg.FitConfig, Origins]:
-    """The effective config: defaults < bundled default < resumed run < YAML < flags."""
-    from trainwell.fit.default import PRESET
-
-    saved: dict[str, Any] = {}
-    saved_where = "saved config"
-    if resume is not None:
-        if not resume.exists():
-            raise TrainwellError(f"--resume {resume}: no such file or directory")
-        run_dir = _run_dir_of(resume)
-        if run_dir is not None and (run_dir / "config.yaml").is_file():
-            saved_where = str(run_dir / "config.yaml")
-            saved = cfg.read_yaml(run_dir / "config.yaml")
-        if run_dir is not None:
-            saved["run_dir"] = str(run_dir)
-    user = cfg.read_yaml(args.config) if args.config else {}
-    flags = flag_values(args)
-    named = [layer for layer in (saved, user, flags) if "model" in layer or "data" in layer]
-    base = PRESET if not named else {}
-    merged = cfg.merge(base, saved, user, flags)
-    where = args.config or "config"
-    # Check the user's own layers first, so an error names the file or flag it came from.
-    cfg.build(user, where)
-    cfg.build(_without_sections(flags), cfg.FLAGS)
-    config = cfg.build(merged, where)
-    if (config.model is None) != (config.data is None):
-        missing = "data" if config.data is None else "model"
-        raise TrainwellError(f"{where}: '{missing}' is missing; give both model and data "
-                             "factories (or neither, for the bundled default)")
-    origins = Origins([("the bundled default run", base), (saved_where, saved), (where, user),
-                       (cfg.FLAGS, flags)])
-    if config.run_dir is not None:
-        _check_run_dir_path(Path(config.run_dir), origins.key("run_dir"))
-    return config, origins
-
-
-def _check_run_dir_path(path: Path, name: str) -> None:
-    """A run directory that could not be made fails now, before anything is imported or written."""
-    if path.exists() and not path.is_dir():
-        raise TrainwellError(f"{name} {path}: is a file, not a directory; pass a directory for the run")
-    existing = next((p for p in path.parents if p.exists()), Path("."))
-    if not existing.is_dir():
-        raise TrainwellError(f"{name} {path}: cannot be created: {existing} is a file")
-    import os
-
-    if not path.exists() and not os.access(existing, os.W_OK | os.X_OK):
-        raise TrainwellError(f"{name} {path}: cannot be created: no permission to write in {existing}")
-
-
-def flag_values(args: argparse.Namespace) -> dict[str, Any]:
-    """The config keys set on the command line, with values parsed as YAML scalars."""
-    out: dict[str, Any] = {}
-    hints = typing.get_type_hints(cfg.FitConfig)
-    for key, value in vars(args).items():
-        if key.startswith("cfg_"):
-            name = key[4:]
-            allowed = cfg.allowed_types(hints[name])
-            if isinstance(value, bool):
-                out[name] = value
-            elif str in allowed:  # text stays text ("--run-dir 2026"), "none" clears an optional
-                out[name] = None if type(None) in allowed and value.lower() in ("none", "null") else value
-            else:
-                out[name] = _scalar(value, "--" + name.replace("_", "-"))
-    if args.metric:
-        out["metrics"] = dict(_metric_item(item) for item in args.metric)
-    if args.logger:
-        out["loggers"] = [name for name in args.logger if name != "none"]
-    optimizer = _pairs(args.optimizer_arg, "--optimizer-arg")
-    if args.lr is not None:
-        optimizer["lr"] = _scalar(args.lr, "--lr")
-    if args.optimizer:
-        optimizer["name"] = args.optimizer
-    if optimizer:
-        out["optimizer"] = optimizer
-    scheduler = _pairs(args.scheduler_arg, "--scheduler-arg")
-    if args.scheduler_interval:
-        scheduler["interval"] = args.scheduler_interval
-    if args.scheduler and args.scheduler.lower() == "none":
-        out["scheduler"] = None
-    elif args.scheduler or scheduler:
-        if args.scheduler:
-            scheduler["name"] = args.scheduler
-        out["scheduler"] = scheduler
-    return out
 
 
 def train(config: cfg.FitConfig, resume: Path | None, origins: Origins | None = None,
@@ -404,14 +292,6 @@ def _shape_of(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _run_dir_of(resume: Path) -> Path | None:
-    if resume.is_dir():
-        return resume
-    if resume.parent.name == "checkpoints":
-        return resume.parent.parent
-    return None
-
-
 def _new_run_dir(run_dir: str | None) -> Path:
     """The run directory: the one asked for, or a new name under trainwell-runs/ (not made
     here: the Trainer makes it when the run starts, so a failed start leaves nothing)."""
@@ -476,33 +356,6 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int,
 
     print(f"{paint('trainwell: warning:', 'yellow')} {interface_words(str(message), _ARGUMENTS)}",
           file=sys.stderr)
-
-
-def _scalar(text: str, flag: str) -> Any:
-    if text.strip().lower() == "none":
-        return None
-    value = cfg.parse_yaml(text, flag)
-    return text if isinstance(value, (dict, list)) else value
-
-
-def _pairs(items: list[str] | None, flag: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in items or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise TrainwellError(f"{flag} {item!r}: expected KEY=VALUE, e.g. {flag} weight_decay=0.01")
-        out[key.strip()] = cfg.parse_yaml(value, f"{flag} {key}")
-    return out
-
-
-def _metric_item(item: str) -> tuple[str, str]:
-    name, sep, spec = item.partition("=")
-    return (name, spec if sep else name)
-
-
-def _without_sections(flags: dict[str, Any]) -> dict[str, Any]:
-    # optimizer/scheduler flags may hold only some keys (e.g. --lr): checked once merged
-    return {k: v for k, v in flags.items() if k not in ("optimizer", "scheduler")}
 
 
 def _field_help(name: str, hint: Any, default: Any) -> str:
