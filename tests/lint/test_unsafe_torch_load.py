@@ -116,3 +116,10 @@ def test_weights_only_none_is_the_default_written_out():
     [finding] = runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]
     assert finding.fix.applicability == "unsafe" and finding.fix.edits[0].content == "True"
     assert runner.check_source(source, "t.py", {"TW502"}, (2, 6))[0] == []
+
+
+def test_a_round_trip_in_one_function_is_not_untrusted_but_another_function_s_file_is():
+    source = ("import torch\n\ndef test_round_trip(tmp_path, model):\n    path = tmp_path / 'm.pt'\n    torch.save(model, path)\n"
+              "    return torch.load(path, weights_only=False)\n\ndef resume(path):\n    return torch.load(path, weights_only=False)\n\n"
+              "def load_first(path, model):\n    state = torch.load(path)\n    torch.save(model, path)\n    return state\n")
+    assert [f.line for f in runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]] == [9, 12]

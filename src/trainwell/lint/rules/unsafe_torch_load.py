@@ -3,13 +3,14 @@
 Premises: the call is ``torch.load`` with the default pickle module, and
 either ``weights_only=False`` is written, or ``weights_only`` is absent while
 the file may run on PyTorch < 2.6 (the target version). Silent where the code
-already asked for weights-only loading (inside ``torch.serialization.
-safe_globals(...)``), where the caller decides (``weights_only=weights_only``),
-and in a fallback that runs only when the caller passed ``weights_only=False``
-(``if not weights_only:``). The fix, ``weights_only=True``, is never safe: a
+already asked for weights-only loading (inside
+``torch.serialization.safe_globals(...)``), where the caller decides
+(``weights_only=weights_only``), in a fallback that runs only when the caller
+passed ``weights_only=False`` (``if not weights_only:``), and where the same
+function ``torch.save``d the file it loads earlier (a test reading back what it
+wrote: no untrusted file). The fix, ``weights_only=True``, is never safe: a
 checkpoint may hold an ``argparse.Namespace``, numpy arrays or whole pickled
-modules, and then the fixed load raises.
-"""
+modules, and then the fixed load raises."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     parents = _parents(ctx.tree)
     for call in loads:
+        if _reads_what_it_saved(ctx, call, parents):
+            continue
         weights_only = kwarg(call, "weights_only")
         if isinstance(weights_only, ast.Constant) and weights_only.value is False:
             if _caller_asked_for_unsafe(ctx, call, parents):
@@ -71,6 +74,25 @@ def _enclosing(node: ast.AST, parents: dict[int, ast.AST]) -> Iterator[tuple[ast
         parent = parents[id(child)]
         yield parent, child
         child = parent
+
+
+def _file_argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
+    return call.args[position] if len(call.args) > position else kwarg(call, name)
+
+
+def _reads_what_it_saved(ctx: FileContext, call: ast.Call, parents: dict[int, ast.AST]) -> bool:
+    """The same function (or module) ``torch.save``s to the same file expression earlier: the file is its own, not untrusted."""
+    source = _file_argument(call, 0, "f")
+    if source is None:
+        return False
+    text = ctx.text(source)
+    scope = next((p for p, _ in _enclosing(call, parents) if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef))), ctx.tree)
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Call) and node.lineno < call.lineno and ctx.call_name(node) == "torch.save":
+            target = _file_argument(node, 1, "f")
+            if target is not None and ctx.text(target) == text:
+                return True
+    return False
 
 
 def _inside_safe_globals(ctx: FileContext, call: ast.Call, parents: dict[int, ast.AST]) -> bool:
