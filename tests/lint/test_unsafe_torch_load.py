@@ -123,3 +123,9 @@ def test_a_round_trip_in_one_function_is_not_untrusted_but_another_function_s_fi
               "    return torch.load(path, weights_only=False)\n\ndef resume(path):\n    return torch.load(path, weights_only=False)\n\n"
               "def load_first(path, model):\n    state = torch.load(path)\n    torch.save(model, path)\n    return state\n")
     assert [f.line for f in runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]] == [9, 12]
+
+
+def test_a_name_bound_again_after_the_save_is_not_the_saved_file():
+    source = ("import io\nimport torch\n\ndef broadcast(obj, receive):\n    buffer = io.BytesIO()\n    torch.save(obj, buffer)\n"
+              "    data = receive(buffer.getvalue())\n    buffer = io.BytesIO(data)\n    return torch.load(buffer)\n")
+    assert [f.line for f in runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]] == [9]

@@ -87,12 +87,12 @@ def _reads_what_it_saved(ctx: FileContext, call: ast.Call, parents: dict[int, as
         return False
     text = ctx.text(source)
     scope = next((p for p, _ in _enclosing(call, parents) if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef))), ctx.tree)
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Call) and node.lineno < call.lineno and ctx.call_name(node) == "torch.save":
-            target = _file_argument(node, 1, "f")
-            if target is not None and ctx.text(target) == text:
-                return True
-    return False
+    saves = [n.lineno for n in ast.walk(scope) if isinstance(n, ast.Call) and n.lineno < call.lineno and ctx.call_name(n) == "torch.save"
+             and (target := _file_argument(n, 1, "f")) is not None and ctx.text(target) == text]
+    if not saves or not isinstance(source, ast.Name):
+        return bool(saves)
+    rebound = [n.lineno for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == source.id and isinstance(n.ctx, ast.Store)]
+    return any(not any(save < line < call.lineno for line in rebound) for save in saves)  # the name still holds the saved file
 
 
 def _inside_safe_globals(ctx: FileContext, call: ast.Call, parents: dict[int, ast.AST]) -> bool:
