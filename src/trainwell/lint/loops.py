@@ -266,8 +266,12 @@ class Analysis(Ownership):
             return
         target = self._resolve(call, env)
         if target is not None:
-            self._inline(target[0], call, env, target[1], bind=True)
+            if not self._inline(target[0], call, env, target[1], bind=True):
+                self._emit(ev.ESCAPE, call, None, env)  # too deep to follow: it may clear or step anything
             return
+        receiver = subst_key(call.func.value, env.subst) if isinstance(call.func, ast.Attribute) else None
+        if receiver is not None and receiver.partition(".")[0] in self._holders:
+            self._emit(ev.ESCAPE, call, None, env)  # `self.reset_grads()` of a base class we cannot see
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             key = subst_key(arg, env.subst)
             if key is not None and (self.ctx.is_optimizer(key) or self.ctx.is_model(key)):
@@ -322,9 +326,18 @@ class Analysis(Ownership):
                 return found
         return None
 
-    def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> None:
-        if fn in env.stack or len(env.stack) > MAX_DEPTH or self._seq > MAX_EVENTS or not self._interesting(fn):
-            return
+    @cached_property
+    def _holders(self) -> set[str]:
+        """First parts of the keys that hold an optimizer (``self`` for ``self.optimizer``): a method called on them
+        that the analysis cannot see may clear or step it."""
+        return {k.partition(".")[0] for k, r in self.ctx.roles.items() if r.kind == "optimizer" and "." in k}
+
+    def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> bool:
+        """Walk ``fn`` in place of ``call``; False when it was not followed (recursion, depth, size)."""
+        if not self._interesting(fn):
+            return True  # nothing in it can be a training event
+        if fn in env.stack or len(env.stack) > MAX_DEPTH or self._seq > MAX_EVENTS:
+            return False
         subst: dict[str, str] = {}
         if bind:
             params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
@@ -349,6 +362,7 @@ class Analysis(Ownership):
             self.grad = decorated
         self._block(fn.body, Env(subst, fn, cls, env.stack + (fn,)))
         self.grad = grad
+        return True
 
     # -- state -----------------------------------------------------------------
     def _set_mode(self, key: str | None, value: frozenset) -> None:
