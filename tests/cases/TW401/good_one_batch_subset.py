@@ -5,7 +5,8 @@ from torch.utils.data import DataLoader, Subset, TensorDataset
 
 torch.manual_seed(0)
 full = TensorDataset(torch.randn(40, 6), torch.randint(0, 2, (40,)))
-loader = DataLoader(Subset(full, range(5)), batch_size=5)
+first_five = Subset(full, range(5))
+loader = DataLoader(first_five, batch_size=5)
 model = nn.Linear(6, 2)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for epoch in range(3):

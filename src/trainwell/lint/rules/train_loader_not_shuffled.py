@@ -78,12 +78,15 @@ def _unshuffled(ctx: FileContext, call: ast.Call) -> bool:
     shuffle = _argument(call, "shuffle")
     if shuffle is not None and not (isinstance(shuffle, ast.Constant) and shuffle.value in (False, None)):
         return False  # shuffle=True, or an expression we cannot decide
-    return not _iterable(ctx, _argument(call, "dataset")) and not _one_batch(call)
+    return not _iterable(ctx, _argument(call, "dataset")) and not _one_batch(ctx, call)
 
 
-def _one_batch(call: ast.Call) -> bool:
+def _one_batch(ctx: FileContext, call: ast.Call) -> bool:
     """``DataLoader(Subset(ds, range(5)), batch_size=5)``: a known size that fits one batch has no order to repeat."""
     size, dataset = _argument(call, "batch_size"), _argument(call, "dataset")
+    if isinstance(dataset, ast.Name):  # `subset = Subset(...)`, assigned once
+        values = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == dataset.id]
+        dataset = values[0] if len(values) == 1 else None
     if not (isinstance(size, ast.Constant) and isinstance(size.value, int)) or not isinstance(dataset, ast.Call):
         return False
     picked = dataset.args[-1] if dataset.args else None
