@@ -32,7 +32,8 @@ def loader_argument(call: ast.Call, name: str) -> ast.expr | None:
 
 
 def assigned(ctx: FileContext, key: str) -> list[ast.expr]:
-    """Every value the file assigns to ``key`` (plain single-target assignments and annotated ones)."""
+    """Every value the file assigns to ``key`` (plain single-target assignments and annotated ones; an element
+    of a tuple that a local function returns, ``data, model = build()``)."""
     values: list[ast.expr] = []
     for node in ctx.nodes:
         if isinstance(node, ast.Assign) and any(key_of(t) == key for t in node.targets):
@@ -40,8 +41,38 @@ def assigned(ctx: FileContext, key: str) -> list[ast.expr]:
         elif isinstance(node, ast.AnnAssign) and node.value is not None and key_of(node.target) == key:
             values.append(node.value)
         elif isinstance(node, (ast.Assign, ast.For, ast.AsyncFor, ast.With)) and _binds_in_tuple(node, key):
-            values.append(ast.Constant(value=None))  # bound by unpacking: not a value we can read
+            element = _returned_element(ctx, node, key) if isinstance(node, ast.Assign) else None
+            values.append(element if element is not None else ast.Constant(value=None))  # else: not a value we can read
     return values
+
+
+def _returned_element(ctx: FileContext, node: ast.Assign, key: str) -> ast.expr | None:
+    """``a, b = build()`` where ``build`` returns one tuple ``(x, y)``: the element bound to ``key``."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Tuple) or not isinstance(node.value, ast.Call):
+        return None
+    fn = ctx.functions.get(key_of(node.value.func) or "")
+    returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None] if fn else []
+    names = [key_of(e) for e in node.targets[0].elts]
+    if len(returns) != 1 or not isinstance(returns[0], ast.Tuple) or len(returns[0].elts) != len(names) or key not in names:
+        return None
+    return returns[0].elts[names.index(key)]
+
+
+def value_of(ctx: FileContext, node: ast.expr | None, depth: int = 0) -> ast.expr | None:
+    """What ``node`` holds, followed through single assignments, aliases and a local function's single
+    ``return`` (``loader = make_loader(data)`` -> the ``DataLoader(...)`` it returns); None when unknown."""
+    if node is None or depth > 6:
+        return None
+    if key_of(node) is not None:
+        return value_of(ctx, single_value(ctx, node), depth + 1)
+    if isinstance(node, ast.Call) and key_of(node.func) in ctx.functions:
+        fn = ctx.functions[key_of(node.func)]  # type: ignore[index]
+        returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        if len(returns) == 1 and not isinstance(returns[0], ast.Tuple):
+            return value_of(ctx, returns[0], depth + 1)
+    if isinstance(node, ast.Constant) and node.value is None:
+        return None
+    return node
 
 
 def _binds_in_tuple(node: ast.AST, key: str) -> bool:
@@ -73,11 +104,22 @@ def qual_last(ctx: FileContext, call: ast.AST) -> str:
 
 
 def loader_calls(ctx: FileContext) -> list[tuple[str, ast.Call]]:
-    """(key, the DataLoader call) for every key whose role is a loader built here."""
+    """(key, the DataLoader call) for every key that holds a loader built here: by its role, or through
+    helpers that return one and attributes that keep one (``self.train_data = train_data``)."""
     found = []
     for key, role in ctx.roles.items():
         if role.kind == "loader" and isinstance(role.node, ast.Call) and not has_star_kwargs(role.node):
             found.append((key, role.node))
+    known = {key for key, _ in found}
+    for node in ctx.assigns:
+        for target in node.targets:
+            key = key_of(target)
+            if key is None or key in known:
+                continue
+            value = value_of(ctx, target)
+            if isinstance(value, ast.Call) and qual_last(ctx, value) == "DataLoader" and not has_star_kwargs(value):
+                found.append((key, value))
+                known.add(key)
     return found
 
 

@@ -15,7 +15,7 @@ from typing import Iterator
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, strip_identity
-from trainwell.lint.rules._data import assigned, loader_argument, loader_calls, loops_over, mentions, qual_last, trains
+from trainwell.lint.rules._data import assigned, loader_argument, loader_calls, loops_over, mentions, qual_last, trains, value_of
 
 CODE = "TW111"
 _DDP = {"DistributedDataParallel"}
@@ -35,7 +35,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if dataset is None or not _whole_map_dataset(ctx, dataset, set()):
             continue
         for frame in loops_over(ctx, key):
-            model = next((e.key for e in frame.of(ev.FORWARD) if e.key in wrapped), None)
+            forwards = [e.key for e in frame.of(ev.FORWARD)]
+            # the DDP model runs in this loop; or no model the roles know does, and the file wraps one model only
+            model = next((k for k in forwards if k in wrapped), None) or (next(iter(wrapped)) if not forwards and len(wrapped) == 1 else None)
             if not trains(frame) or model is None:
                 continue
             yield ctx.finding(
@@ -60,6 +62,19 @@ def _ddp_models(ctx: FileContext) -> set[str]:
     return found
 
 
+def _argument_of(ctx: FileContext, name: str) -> ast.expr | None:
+    """The argument a parameter ``name`` receives, when one local function has it and is called once."""
+    owners = [fn for fn in ctx.functions.values() if name in [a.arg for a in fn.args.posonlyargs + fn.args.args]]
+    if len(owners) != 1:
+        return None
+    fn = owners[0]
+    calls = [c for c in ctx.calls if key_of(c.func) == fn.name]
+    if len(calls) != 1 or any(isinstance(a, ast.Starred) for a in calls[0].args):
+        return None
+    index = [a.arg for a in fn.args.posonlyargs + fn.args.args].index(name)
+    return calls[0].args[index] if index < len(calls[0].args) else kwarg(calls[0], name)
+
+
 def _world_size_one(ctx: FileContext) -> bool:
     for call in ctx.calls:
         size = kwarg(call, "world_size")
@@ -76,7 +91,12 @@ def _whole_map_dataset(ctx: FileContext, node: ast.expr, seen: set[str]) -> bool
         if key in seen or mentions(node, _SHARD_WORDS):
             return False
         values = assigned(ctx, key)
+        if not values:
+            return _whole_map_dataset(ctx, _argument_of(ctx, key), seen | {key})
         return len(values) == 1 and _whole_map_dataset(ctx, values[0], seen | {key})
+    if isinstance(node, ast.Call) and key_of(node.func) in ctx.functions:
+        returned = value_of(ctx, node)  # a local factory: what it returns
+        return returned is not node and returned is not None and _whole_map_dataset(ctx, returned, seen)
     if not isinstance(node, ast.Call) or mentions(node, _SHARD_WORDS):
         return False
     qual = ctx.call_name(node) or ""
