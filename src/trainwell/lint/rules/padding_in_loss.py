@@ -140,13 +140,16 @@ def _from_loader(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str, key:
     if not isinstance(loader, ast.Call) or qual_last(ctx, loader) != "DataLoader":
         return None
     collate = loader_argument(loader, "collate_fn")
-    fn = ctx.functions.get(key_of(collate) or "") if collate is not None else None
-    if fn is None:
-        return None
-    returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
-    if len(returns) != 1:
-        return None
-    result = returns[0]
+    if isinstance(collate, ast.Lambda):  # collate_fn=lambda batch: (pad_sequence(...), pad_sequence(...))
+        fn, result = ctx.tree, collate.body
+    else:
+        fn = ctx.functions.get(key_of(collate) or "") if collate is not None else None  # type: ignore[assignment]
+        if fn is None:
+            return None
+        returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        if len(returns) != 1:
+            return None
+        result = returns[0]
     if key is None and isinstance(target, ast.Tuple) and isinstance(result, ast.Tuple) and len(result.elts) == len(target.elts):
         names = [key_of(e) for e in target.elts]
         part = result.elts[names.index(name)] if name in names else None

@@ -5,7 +5,8 @@ Premises, each read from the file: ``random_split`` (no seeded ``generator=``),
 generator) or ``np.random.permutation`` sliced into parts; nothing in the file seeds the global generators
 (any ``*seed*`` call silences the rule); the split is not saved nor broadcast;
 and the file runs it more than once per experiment: in several processes
-(``init_process_group``, DDP, ``mp.spawn``, a DistributedSampler) or in a run
+(``init_process_group``, DDP, ``mp.spawn``, a DistributedSampler, Lightning's
+``strategy="ddp"``, Accelerate's ``Accelerator``) or in a run
 that resumes from a checkpoint (``torch.load`` then ``load_state_dict``, Lightning's
 ``ckpt_path=``, Accelerate's ``load_state``).
 """
@@ -55,6 +56,10 @@ def _repeated(ctx: FileContext) -> str | None:
     """How the split is recomputed: in several processes, or on resume; None when the file shows neither."""
     for call in ctx.calls:
         if qual_last(ctx, call) in _DISTRIBUTED or (method_name(call) == "init_process_group"):
+            return "in every process (each rank draws its own split)"
+        strategy = kwarg(call, "strategy")  # Lightning's Trainer(strategy="ddp"), Accelerate's Accelerator()
+        if (isinstance(strategy, ast.Constant) and isinstance(strategy.value, str) and strategy.value.startswith(("ddp", "fsdp"))) \
+                or (ctx.call_name(call) or "").startswith("accelerate") and qual_last(ctx, call) == "Accelerator":
             return "in every process (each rank draws its own split)"
     loads = [c for c in ctx.calls if (ctx.call_name(c) or "") == "torch.load"]
     if loads and any(method_name(c) == "load_state_dict" for c in ctx.calls):
