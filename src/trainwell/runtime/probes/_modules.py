@@ -16,7 +16,8 @@ _MODE_DEPENDENT = (_DropoutNd, _BatchNorm, nn.AlphaDropout, nn.FeatureAlphaDropo
 _facts: dict[int, tuple[weakref.ref[nn.Module], bool, bool]] = {}
 
 
-def _of(module: nn.Module) -> tuple[weakref.ref[nn.Module], bool, bool]:
+def module_facts(module: nn.Module) -> tuple[weakref.ref[nn.Module], bool, bool]:
+    """(a weak reference to it, whether it holds parameters, whether its mode matters), cached."""
     entry = _facts.get(id(module))
     if entry is None or entry[0]() is not module:
         key = id(module)
@@ -28,12 +29,12 @@ def _of(module: nn.Module) -> tuple[weakref.ref[nn.Module], bool, bool]:
 
 def mode_matters(module: nn.Module) -> bool:
     """Whether train/eval changes what ``module`` computes (it holds Dropout or BatchNorm)."""
-    return _of(module)[2]
+    return module_facts(module)[2]
 
 
 def has_parameters(module: nn.Module) -> bool:
     """Whether ``module`` holds parameters (a loss module does not)."""
-    return _of(module)[1]
+    return module_facts(module)[1]
 
 
 def first_tensor(output: Any) -> torch.Tensor | None:

@@ -24,7 +24,7 @@ import torch
 
 from trainwell.runtime.location import Location, caller_location
 from trainwell.runtime.probes import Probe
-from trainwell.runtime.probes._modules import first_tensor, has_parameters, mode_matters
+from trainwell.runtime.probes._modules import first_tensor, mode_matters, module_facts
 
 _MAX_PENDING = 256
 _TRUSTED_AFTER = 3
@@ -52,21 +52,31 @@ class ValidationForward(Probe):
         self.trusted_training: dict[int, int] = {}  # id(module) -> seq of its last forward at a trusted place
         self.trained: set[int] = set()  # id(module) of models that had a training forward
         self.runs: dict[tuple[int, Location | None], int] = {}  # forwards recorded per place since the last step
+        self.checking = True  # whether the step in progress is a checked one (kept up to date: read per forward)
+
+    def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
+        self.checking = self.session.checks(self.session.step + 1)
+
+    def on_train_mode(self, module: torch.nn.Module, mode: bool) -> None:
+        self.checking = self.session.checks(self.session.step + 1)
 
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
+        # on every top-level forward: the common case (a trusted training place) is kept short
         training = module.training
         grad = torch.is_grad_enabled()
-        if not grad and not (training and mode_matters(module)):
+        if not grad and not training:
             return  # eval + no_grad: nothing to report whatever it is
-        if not has_parameters(module):
-            return  # loss modules and other parameter-free callables
-        tensor = first_tensor(output)
+        _, parameters, matters = module_facts(module)
+        matters = training and matters
+        if not parameters or not (grad or matters):
+            return  # loss modules and other parameter-free callables; train mode without Dropout/BatchNorm
+        tensor = output if isinstance(output, torch.Tensor) else first_tensor(output)
         node = tensor.grad_fn if tensor is not None and grad else None
-        if node is None and not (training and mode_matters(module)):
+        if node is None and not matters:
             return
         where = caller_location(3)  # this callback <- Module.__call__'s wrapper <- the caller
         session = self.session
-        if node is not None and self.used_count.get((id(module), where), 0) >= _TRUSTED_AFTER and not session.checks(session.step + 1):
+        if node is not None and not self.checking and self.used_count.get((id(module), where), 0) >= _TRUSTED_AFTER:
             self.trusted_training[id(module)] = session.tick()  # a training place: this forward trains
             return
         self.runs[(id(module), where)] = self.runs.get((id(module), where), 0) + 1
