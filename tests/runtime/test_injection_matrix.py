@@ -93,3 +93,11 @@ def test_each_injected_bug_is_reported_at_its_line_and_first_step(name: str, cod
     w, _ = run(source, tmp_path / name, sorted(set(DEFAULT) | {code}))
     assert w.faults == []
     assert {(f.code, f.line, f.step) for f in w.findings} == expected, shown(w)
+
+
+def test_every_validation_pass_is_judged_not_only_the_first_and_the_last(tmp_path: Path) -> None:
+    """Validation after steps 8 and 16 and the final test after step 20: three passes in train mode."""
+    script = SCRIPTS / "epochs_validate_every_k.py"
+    w, _ = run(variant(script, "TW202"), tmp_path / script.name, DEFAULT)
+    [finding] = w.findings
+    assert (finding.code, finding.step, finding.count) == ("TW202", 8, 3)
