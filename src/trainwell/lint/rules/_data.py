@@ -34,16 +34,43 @@ def loader_argument(call: ast.Call, name: str) -> ast.expr | None:
 def assigned(ctx: FileContext, key: str) -> list[ast.expr]:
     """Every value the file assigns to ``key`` (plain single-target assignments and annotated ones; an element
     of a tuple that a local function returns, ``data, model = build()``)."""
-    values: list[ast.expr] = []
+    return _assignments(ctx).get(key, [])
+
+
+def _assignments(ctx: FileContext) -> dict[str, list[ast.expr]]:
+    """key -> the values assigned to it, for the whole file: built once per file."""
+    cached = ctx.__dict__.get("_data_assignments")
+    if cached is not None:
+        return cached
+    found: dict[str, list[ast.expr]] = {}
     for node in ctx.nodes:
-        if isinstance(node, ast.Assign) and any(key_of(t) == key for t in node.targets):
-            values.append(node.value)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None and key_of(node.target) == key:
-            values.append(node.value)
-        elif isinstance(node, (ast.Assign, ast.For, ast.AsyncFor, ast.With)) and _binds_in_tuple(node, key):
-            element = _returned_element(ctx, node, key) if isinstance(node, ast.Assign) else None
-            values.append(element if element is not None else ast.Constant(value=None))  # else: not a value we can read
-    return values
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                key = key_of(target)
+                if key is not None:
+                    found.setdefault(key, []).append(node.value)
+                elif isinstance(target, (ast.Tuple, ast.List)):
+                    _unpacked(ctx, node, target, found)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None and key_of(node.target) is not None:
+            found.setdefault(key_of(node.target), []).append(node.value)  # type: ignore[arg-type]
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            _unpacked(ctx, None, node.target, found)
+        elif isinstance(node, ast.With):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    _unpacked(ctx, None, item.optional_vars, found)
+    ctx.__dict__["_data_assignments"] = found
+    return found
+
+
+def _unpacked(ctx: FileContext, node: ast.Assign | None, target: ast.AST, found: dict[str, list[ast.expr]]) -> None:
+    """Keys bound by unpacking: the element a local function returns for them, else an unreadable value."""
+    for sub in ast.walk(target):
+        key = key_of(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+        if key is None or (isinstance(sub, ast.Name) and isinstance(getattr(sub, "ctx", None), ast.Load)):
+            continue
+        element = _returned_element(ctx, node, key) if node is not None else None
+        found.setdefault(key, []).append(element if element is not None else ast.Constant(value=None))
 
 
 def _returned_element(ctx: FileContext, node: ast.Assign, key: str) -> ast.expr | None:
@@ -75,17 +102,6 @@ def value_of(ctx: FileContext, node: ast.expr | None, depth: int = 0) -> ast.exp
     return node
 
 
-def _binds_in_tuple(node: ast.AST, key: str) -> bool:
-    targets: list[ast.AST] = []
-    if isinstance(node, ast.Assign):
-        targets = [t for t in node.targets if isinstance(t, (ast.Tuple, ast.List))]
-    elif isinstance(node, (ast.For, ast.AsyncFor)):
-        targets = [node.target]
-    elif isinstance(node, ast.With):
-        targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
-    return any(key_of(n) == key for t in targets for n in ast.walk(t) if n is not t or isinstance(t, ast.Name))
-
-
 def single_value(ctx: FileContext, node: ast.expr | None) -> ast.expr | None:
     """``node`` itself, or for a key the one value the file ever assigns it (None when several or none)."""
     if node is None:
@@ -105,8 +121,11 @@ def qual_last(ctx: FileContext, call: ast.AST) -> str:
 
 def loader_calls(ctx: FileContext) -> list[tuple[str, ast.Call]]:
     """(key, the DataLoader call) for every key that holds a loader built here: by its role, or through
-    helpers that return one and attributes that keep one (``self.train_data = train_data``)."""
-    found = []
+    helpers that return one and attributes that keep one (``self.train_data = train_data``). Once per file."""
+    cached = ctx.__dict__.get("_data_loader_calls")
+    if cached is not None:
+        return cached
+    found: list[tuple[str, ast.Call]] = []
     for key, role in ctx.roles.items():
         if role.kind == "loader" and isinstance(role.node, ast.Call) and not has_star_kwargs(role.node):
             found.append((key, role.node))
@@ -120,6 +139,7 @@ def loader_calls(ctx: FileContext) -> list[tuple[str, ast.Call]]:
             if isinstance(value, ast.Call) and qual_last(ctx, value) == "DataLoader" and not has_star_kwargs(value):
                 found.append((key, value))
                 known.add(key)
+    ctx.__dict__["_data_loader_calls"] = found
     return found
 
 
