@@ -74,8 +74,13 @@ def _unpacked(ctx: FileContext, node: ast.Assign | None, target: ast.AST, found:
 
 
 def _returned_element(ctx: FileContext, node: ast.Assign, key: str) -> ast.expr | None:
-    """``a, b = build()`` where ``build`` returns one tuple ``(x, y)``: the element bound to ``key``."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Tuple) or not isinstance(node.value, ast.Call):
+    """``a, b = build()`` where ``build`` returns one tuple ``(x, y)`` (or ``a, b = x, y``): the element bound to ``key``."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Tuple):
+        return None
+    names = [key_of(e) for e in node.targets[0].elts]
+    if isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == len(names) and key in names:
+        return node.value.elts[names.index(key)]  # `N, D = 1000, 13`
+    if not isinstance(node.value, ast.Call):
         return None
     fn = ctx.functions.get(key_of(node.value.func) or "")
     returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None] if fn else []

@@ -27,6 +27,9 @@ _SAME = {"float", "double", "half", "long", "int", "bool", "to", "detach", "clon
 _REDUCE = {"sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp"}
 _ELEMENTWISE = {"ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Identity", "Softplus", "Mish"}
 Shape = tuple[int, ...]
+# The batch dimension of a loader whose batch_size is not a literal (`batch_size=args.batch_size`): some size
+# above one, the same for every tensor of the batch. Shown as N.
+BATCH = 2**31 - 1
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -52,11 +55,15 @@ def _compare(ctx: FileContext, node: ast.AST, loss: str, first: ast.expr | None,
         return  # not broadcastable (PyTorch raises), or one side is a scalar / per-feature weight
     yield ctx.finding(
         CODE, node,
-        f"`{ctx.snippet(node)}`: {loss} compares `{ctx.snippet(first)}` of shape {list(a)} with `{ctx.snippet(second)}` "  # type: ignore[arg-type]
-        f"of shape {list(b)}; they broadcast to {list(grid)}, so every prediction is compared with every target and the "
+        f"`{ctx.snippet(node)}`: {loss} compares `{ctx.snippet(first)}` of shape {_show(a)} with `{ctx.snippet(second)}` "  # type: ignore[arg-type]
+        f"of shape {_show(b)}; they broadcast to {_show(grid)}, so every prediction is compared with every target and the "
         "model learns to predict their mean.",
         "Make the shapes equal before the loss: `pred.squeeze(-1)` or `target.unsqueeze(-1)` (or `target.view_as(pred)`).",
     )
+
+
+def _show(shape: Shape) -> str:
+    return "[" + ", ".join("N" if d == BATCH else str(d) for d in shape) + "]"
 
 
 def broadcast(a: Shape, b: Shape) -> Shape | None:
@@ -157,10 +164,11 @@ def _int(node: ast.AST | None) -> int | None:
     return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
 
 
-def _ints(nodes: list[ast.expr]) -> Shape | None:
+def _ints(nodes: list[ast.expr], ctx: FileContext | None = None) -> Shape | None:
+    """Literal sizes, or names the file binds once to a literal (``N = 64``)."""
     if len(nodes) == 1 and isinstance(nodes[0], (ast.Tuple, ast.List)):
         nodes = list(nodes[0].elts)
-    values = [_int(n) for n in nodes]
+    values = [_int(n) if _int(n) is not None or ctx is None or not isinstance(n, ast.Name) else _int(single_value(ctx, n)) for n in nodes]
     if all(v is not None and v >= 0 for v in values):
         return tuple(values)  # type: ignore[arg-type]
     return None
@@ -171,12 +179,12 @@ def _call_shape(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, dep
     last = qual.rsplit(".", 1)[-1]
     if qual.startswith("torch.") and last in _FACTORIES:
         sizes = call.args[:-1] if last == "full" else call.args
-        return _ints(list(sizes)) if sizes else _ints([kwarg(call, "size")]) if kwarg(call, "size") is not None else None
+        return _ints(list(sizes), ctx) if sizes else _ints([kwarg(call, "size")], ctx) if kwarg(call, "size") is not None else None
     if qual.startswith("torch.") and last == "randint":
         size = kwarg(call, "size") or (call.args[-1] if len(call.args) >= 2 else None)
-        return _ints([size]) if isinstance(size, (ast.Tuple, ast.List)) else None
+        return _ints([size], ctx) if isinstance(size, (ast.Tuple, ast.List)) else None
     if qual.startswith("torch.") and last == "linspace" and len(call.args) >= 3:
-        return _ints([call.args[2]])
+        return _ints([call.args[2]], ctx)
     if qual.startswith("torch.") and call.args and (last in _SAME or last in _REDUCE or last == "unsqueeze"):
         base = shape(ctx, call.args[0], scope, line, depth + 1)  # torch.sin(x), torch.sum(x, dim=1)
         if last in _SAME:
@@ -274,8 +282,9 @@ def _loop_element(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str, sco
     loader = single_value(ctx, iterable)
     if position is None or not isinstance(loader, ast.Call) or qual_last(ctx, loader) != "DataLoader":
         return None
-    batch = loader_argument(loader, "batch_size")
-    if not isinstance(batch, ast.Constant) or type(batch.value) is not int or batch.value < 2:
+    given = loader_argument(loader, "batch_size")
+    batch = 1 if given is None else _int(given) if _int(given) is not None else BATCH if key_of(given) else None
+    if batch is None:
         return None
     if any(loader_argument(loader, n) is not None for n in ("collate_fn", "batch_sampler")):
         return None
@@ -285,7 +294,7 @@ def _loop_element(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str, sco
     tensor = shape(ctx, dataset.args[position], ctx.tree, 10**9, depth + 1)
     if not tensor:
         return None
-    return (min(batch.value, tensor[0]),) + tensor[1:]
+    return (batch if batch == BATCH else min(batch, tensor[0]),) + tensor[1:]
 
 
 def _matmul(a: Shape | None, b: Shape | None) -> Shape | None:
