@@ -12,6 +12,7 @@ missing files) stays unknown, and unknown silences a rule.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from pathlib import Path
 from typing import Iterable
@@ -61,6 +62,41 @@ class ProjectIndex:
             ctx = None
         self._contexts[path] = ctx
         return ctx
+
+    def mentions(self, ctx: FileContext, words: tuple[str, ...], depth: int = 2) -> bool:
+        """Whether a module of the tree that ``ctx`` imports names from (and those it imports from, ``depth`` deep)
+        says one of ``words``: where the loop model could find a helper with a training step. Modules are found
+        as ``function`` finds them, from the import statements, without parsing."""
+        todo = [(Path(ctx.path).resolve(), self._imported_modules(ctx), depth)]
+        seen: set[Path] = set()
+        while todo:
+            here, modules, left = todo.pop()
+            for module, level in modules:
+                path = self._module_from(here, module, level)
+                if path is None or path in seen:
+                    continue
+                seen.add(path)
+                text = self._text(path)
+                if any(w in text for w in words):
+                    return True
+                if left > 1:
+                    todo.append((path, _imports_in(text), left - 1))
+        return False
+
+    @staticmethod
+    def _imported_modules(ctx: FileContext) -> list[tuple[str, int]]:
+        found = [(full.rpartition(".")[0] or full, 0) for full in ctx.imports.values()]
+        found += [(full, 0) for full in ctx.imports.values()]
+        found += [(module or name, level) for level, module, name in ctx.relative_imports.values()]
+        return found
+
+    def _module_from(self, here: Path, module: str, level: int) -> Path | None:
+        if not level and module.partition(".")[0] not in self._heads:
+            return None
+        memo = (here.parent, module, level)
+        if memo not in self._modules:
+            self._modules[memo] = self._find(here.parent, module, level)
+        return self._modules[memo]
 
     def parsed(self, path: Path) -> FileContext | None:
         """The file at ``path`` if a helper lookup has parsed it already (never parses: checked files are not kept)."""
@@ -145,3 +181,12 @@ class ProjectIndex:
             except OSError:
                 self._texts[path] = ""
         return self._texts[path]
+
+
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import", re.M)
+_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+)", re.M)
+
+
+def _imports_in(text: str) -> list[tuple[str, int]]:
+    """(module, level) of the import statements at the start of a line of ``text``."""
+    return [(module, len(dots)) for dots, module in _FROM.findall(text)] + [(m, 0) for m in _IMPORT.findall(text)]

@@ -89,11 +89,18 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
     if not force and not ctx.uses_torch:
         return findings, problems
     rules = all_rules()
+    reaches: dict[tuple[str, ...], bool] = {}  # REQUIRES words -> whether the file (or what it imports) says one
     seen: set[tuple[str, str, int, int]] = set()
     for code in sorted(codes):
         rule = rules.get(code)
         if rule is None:
             continue
+        words = getattr(rule, "REQUIRES", ())
+        if words and not force:
+            if words not in reaches:
+                reaches[words] = any(w in source for w in words) or (project is not None and project.mentions(ctx, words))
+            if not reaches[words]:
+                continue  # the rule's premises need a training step that nothing here can reach
         try:
             for finding in rule.check(ctx):
                 where = (finding.code, finding.path, finding.line, finding.column)

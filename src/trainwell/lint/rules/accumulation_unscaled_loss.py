@@ -8,9 +8,11 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.dataflow import reaching
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW107"
+REQUIRES = TRAINING
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:

@@ -7,9 +7,11 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext
 from trainwell.lint.dataflow import Graph
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW108"
+REQUIRES = TRAINING
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:

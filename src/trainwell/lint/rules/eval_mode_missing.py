@@ -7,9 +7,11 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext
 from trainwell.lint.loops import validation_forward
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW202"
+REQUIRES = TRAINING
 # Precision: a forward pass counts as validation/inference here only under no_grad / inference_mode.
 # Elsewhere (an RL rollout, a forward whose output is backpropagated in another function) training
 # mode may be intended.

@@ -8,9 +8,11 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, method_name
 from trainwell.lint.dataflow import Graph
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Edit, Finding, Fix
 
 CODE = "TW204"
+REQUIRES = TRAINING
 _STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft"}
 
 

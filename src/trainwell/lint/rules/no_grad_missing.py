@@ -7,9 +7,11 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext
 from trainwell.lint.loops import validation_forward
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW203"
+REQUIRES = TRAINING
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:

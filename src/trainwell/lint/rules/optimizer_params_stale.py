@@ -17,9 +17,11 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
 from trainwell.lint.dataflow import scope_nodes
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW109"
+REQUIRES = TRAINING
 _CASTS = {"to", "cuda", "half", "double", "float", "bfloat16", "cpu", "to_empty"}
 
 

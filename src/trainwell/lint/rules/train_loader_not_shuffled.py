@@ -7,9 +7,11 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW401"
+REQUIRES = TRAINING
 _POSITIONAL = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
 
 

@@ -6,9 +6,11 @@ from typing import Iterator
 
 from trainwell.lint.context import FileContext
 from trainwell.lint.loops import training_forward, validation_forward
+from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
 CODE = "TW201"
+REQUIRES = TRAINING
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
