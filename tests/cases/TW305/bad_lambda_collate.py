@@ -15,7 +15,7 @@ model = nn.Sequential(nn.Embedding(20, 8), nn.Linear(8, 3))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for epoch in range(3):
     for tokens, labels in loader:
-        loss = F.cross_entropy(model(tokens).transpose(1, 2), labels)  # static: TW305
+        loss = F.cross_entropy(model(tokens).transpose(1, 2), labels)  # error: TW305
         optimizer.zero_grad()
-        loss.backward()  # runtime: TW305
+        loss.backward()
         optimizer.step()

@@ -28,9 +28,9 @@ def main():
             batch = pad_sequence(corpus[i:i + 3], batch_first=True, padding_value=1)
             inputs, targets = batch[:, :-1], batch[:, 1:]
             logits = model(inputs)
-            loss = F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))  # static: TW305
+            loss = F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))  # error: TW305
             optimizer.zero_grad()
-            loss.backward()  # runtime: TW305
+            loss.backward()
             optimizer.step()
 
 

@@ -9,7 +9,8 @@ with a run of one value: most rows end with it, the runs differ in length,
 and some row (the longest sequence) does not end with it. When that value is
 not the ``ignore_index``, the padding is scored as a real class. The target
 is copied on the device and read one step later (no host sync in the step).
-``reduction='none'`` is silent: a mask may follow.
+``reduction='none'`` is silent: a mask may follow. The finding is on the loss
+call: a loss module's, or the functional call that received that target.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ class PaddingInLoss(Probe):
     def __init__(self, session: Any) -> None:
         super().__init__(session)
         self.loss_calls: dict[int, tuple[Any, Location | None]] = {}  # id(grad_fn) -> (grad_fn, call site); a few, until backward
+        self.targets: list[tuple[torch.Tensor, Location | None]] = []  # targets of F.cross_entropy / F.nll_loss calls, until backward
         self.waiting: list[tuple[int, torch.Tensor, int, Location | None]] = []  # (step, rows, ignore_index, where)
         self.done = False
 
@@ -65,8 +67,15 @@ class PaddingInLoss(Probe):
                 self.loss_calls.pop(next(iter(self.loss_calls)))
             self.loss_calls[id(output.grad_fn)] = (output.grad_fn, user_location())
 
+    def on_loss_call(self, kind: str, input: Any, target: Any) -> None:
+        if kind in ("cross_entropy", "nll_loss") and isinstance(target, torch.Tensor):
+            if len(self.targets) >= _KEPT_CALLS:
+                self.targets.pop(0)
+            self.targets.append((target, user_location()))
+
     def on_backward(self, tensors: tuple[torch.Tensor, ...]) -> None:
         calls, self.loss_calls = self.loss_calls, {}
+        targets, self.targets = self.targets, []
         session = self.session
         if self.done or not tensors or not isinstance(tensors[0], torch.Tensor) or tensors[0].grad_fn is None:
             return
@@ -78,7 +87,9 @@ class PaddingInLoss(Probe):
             rows = _rows(node)
             if rows is not None:
                 known = calls.get(id(node))
-                where = known[1] if known is not None and known[0] is node else user_location()
+                saved = node._saved_target
+                called = next((w for t, w in targets if _same_data(t, saved)), None)  # F.cross_entropy's own line
+                where = known[1] if known is not None and known[0] is node else called or user_location()
                 self.waiting.append((session.step, rows.detach().clone(), _signed(node._saved_ignore_index), where))
             return
 
@@ -105,6 +116,14 @@ class PaddingInLoss(Probe):
                 where,
                 hint=f"pad the targets with {ignore} (padding_value={ignore}), or pass ignore_index={value} to the loss",
             )
+
+
+def _same_data(given: torch.Tensor, saved: Any) -> bool:
+    """The target a loss call received is the one its NLL node saved (itself, or a view of the same memory)."""
+    if given is saved:
+        return True
+    return (isinstance(saved, torch.Tensor) and given.numel() == saved.numel()
+            and given.untyped_storage().data_ptr() == saved.untyped_storage().data_ptr())
 
 
 def _nodes(root: Any) -> list[Any]:
