@@ -239,7 +239,8 @@ def test_cli_resuming_a_finished_run_says_how_to_extend_it(project, tmp_path, ca
     assert main(["fit", "--config", project("other.yaml"), "--resume", "out"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1, captured
-    assert "out already finished (step 4, in epoch 2 (batch 1)): max_steps is 4" in captured.err
+    assert ("out already finished (step 4, in epoch 2 (batch 1)): max_steps is 4 "
+            f"({os.path.join('out', 'config.yaml')}: max_steps)") in captured.err
     assert "resume with a larger --max-steps (or --max-steps none)" in captured.err
     assert snapshot(tmp_path / "out") == before
 
