@@ -17,7 +17,7 @@ from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import reaching
 from trainwell.lint.loss_calls import loss_calls
-from trainwell.lint.rules._data import argument, loader_argument, qual_last, single_value
+from trainwell.lint.rules._data import argument, loader_argument, qual_last, single_value, value_of
 
 CODE = "TW305"
 _KEEP = {"view", "reshape", "flatten", "contiguous", "long", "to", "cuda", "cpu", "clone", "detach", "int"}
@@ -128,22 +128,33 @@ def _pad_value(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int
     return None
 
 
+def _getitem(ctx: FileContext, dataset: ast.expr | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """``__getitem__`` of the local Dataset class a loader reads (its samples are stacked as they come)."""
+    built = value_of(ctx, dataset)
+    name = key_of(built.func) if isinstance(built, ast.Call) else None
+    return ctx.methods.get(name or "", {}).get("__getitem__") if name in ctx.classes else None
+
+
 def _from_loader(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str, key: str | None, depth: int) -> tuple[int, ast.Call] | None:
-    """What a loop variable holds when the loop reads a DataLoader whose collate_fn is a local function."""
+    """What a loop variable holds when the loop reads a DataLoader whose collate_fn is a local function (or
+    whose local Dataset pads in ``__getitem__``)."""
     iterable, target = loop.iter, loop.target
     if isinstance(iterable, ast.Call) and key_of(iterable.func) == "enumerate" and iterable.args:
         iterable = iterable.args[0]
         target = target.elts[1] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None  # type: ignore[assignment]
     if isinstance(iterable, ast.Call) and key_of(iterable.func) in ("tqdm", "tqdm.tqdm") and iterable.args:
         iterable = iterable.args[0]
-    loader = single_value(ctx, iterable)
+    loader = value_of(ctx, iterable)
     if not isinstance(loader, ast.Call) or qual_last(ctx, loader) != "DataLoader":
         return None
     collate = loader_argument(loader, "collate_fn")
     if isinstance(collate, ast.Lambda):  # collate_fn=lambda batch: (pad_sequence(...), pad_sequence(...))
         fn, result = ctx.tree, collate.body
     else:
-        fn = ctx.functions.get(key_of(collate) or "") if collate is not None else None  # type: ignore[assignment]
+        if collate is None:  # the default collate stacks what the dataset's __getitem__ padded
+            fn = _getitem(ctx, loader_argument(loader, "dataset"))
+        else:
+            fn = ctx.functions.get(key_of(collate) or "")  # type: ignore[assignment]
         if fn is None:
             return None
         returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
