@@ -9,7 +9,8 @@
 - ``raise``: rank 1 raises at its 3rd training forward; the job must end, not hang.
 - ``skip``: under ``nonfinite="skip"``, rank 1's loss is nan at its 3rd and 8th
   training forwards (the 8th closes a window); both ranks must skip those batches
-  (DDP, then FSDP) and finish with the same finite weights.
+  (DDP, then FSDP) and finish with the same finite weights. Then rank 1 fails
+  inside an agreement (a checkpoint write): both ranks must raise.
 """
 
 import os
@@ -131,9 +132,26 @@ def skip(out: str) -> None:
             found[strategy] = {"skipped": result.state.nonfinite_skipped, "same": same,
                                "finite": all(bool(v.isfinite().all()) for v in weights.values())}
         if strategy == "fsdp":
+            found["agree"] = agreed_failure(trainer._dist, rank)
             trainer.close()
     if rank == 0:
         torch.save(found, os.path.join(out, "skip.pt"))
+
+
+def agreed_failure(group, rank: int) -> list:
+    """What each rank raises when rank 1 fails inside ``agree`` (e.g. a checkpoint write)."""
+    def write() -> None:
+        if rank == 1:
+            raise OSError("No space left on device")
+
+    try:
+        group.agree(write)
+        raised = "nothing"
+    except Exception as error:  # noqa: BLE001 - recorded for the test
+        raised = f"{type(error).__name__}: {error}"
+    both = [None, None]
+    torch.distributed.all_gather_object(both, raised)
+    return both
 
 
 if __name__ == "__main__":

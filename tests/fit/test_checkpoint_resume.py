@@ -116,6 +116,16 @@ def test_not_a_checkpoint_and_missing(tmp_path):
         ckpt.resolve_resume(tmp_path / "nothing")
 
 
+def test_ranks_see_a_checkpoint_that_changed_since_rank_0_read_it(tmp_path):
+    files = _run_with_checkpoints(tmp_path)
+    sha = ckpt.digest(files[-1])
+    assert ckpt.load_checkpoint(files[-1], sha)["state"]["step"] == 8
+    with pytest.raises(TrainwellError, match=r"changed while the ranks read it .* rank 0 read "
+                                             r"0{12}\); the previous good checkpoint is .*step-00000007"):
+        ckpt.load_checkpoint(files[-1], "0" * 64)
+    assert ckpt.digest(tmp_path / "nothing.ckpt") is None
+
+
 def test_incompatible_model_names_keys_and_shapes(tmp_path):
     make_trainer(make_model(), tmp_path, max_epochs=1).fit(make_data())
     other = nn.Sequential(nn.Linear(D, 8), nn.ReLU(), nn.Dropout(0.3), nn.Linear(8, C),

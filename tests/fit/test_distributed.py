@@ -87,6 +87,8 @@ def test_ranks_agree_to_skip_a_batch_whose_loss_is_nan_on_one_of_them(tmp_path):
     found = torch.load(tmp_path / "skip.pt")
     for strategy in ("ddp", "fsdp"):
         assert found[strategy] == {"skipped": 2, "same": True, "finite": True}, strategy
+    assert found["agree"] == ["TrainwellError: rank 1: OSError: No space left on device",
+                              "OSError: No space left on device"]  # none left waiting
 
 
 @pytest.mark.parametrize("n,world,batch", [(60, 2, 4), (61, 2, 4), (7, 3, 2), (2, 4, 3)])
