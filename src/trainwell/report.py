@@ -39,7 +39,7 @@ def render(findings: Sequence[Finding], problems: Sequence[ProblemLike], fmt: st
     (``--unsafe-fixes``): it decides the ``[*]`` marks and the summary's counts.
     """
     if fmt == "json":
-        json.dump([f.to_dict() for f in findings] + [_problem_dict(p) for p in problems], out, indent=2)
+        json.dump([_finding_dict(f) for f in findings] + [_problem_dict(p) for p in problems], out, indent=2)
         out.write("\n")
     elif fmt == "sarif":
         json.dump(sarif(findings, problems), out, indent=2)
@@ -62,10 +62,11 @@ def text(findings: Sequence[Finding], problems: Sequence[ProblemLike], out: Text
     """
     by_path: dict[str, list[str]] = {}
     for problem in problems:
-        by_path.setdefault(problem.path, []).append(f"{problem.path}:{problem.line}:{problem.column}: {_problem_title(problem)}: {problem.message}")
+        by_path.setdefault(problem.path, []).append(f"{_cell_path(problem.path, getattr(problem, 'cell', None))}:{problem.line}:{problem.column}: "
+                                                    f"{_problem_title(problem)}: {problem.message}")
     for finding in findings:
         marks = ("[preview] " if finding.preview else "") + ("[*] " if finding.fix is not None and finding.fix.applies(unsafe_fixes) else "")
-        lines = [f"{finding.location()}: {finding.code} {marks}{finding.message}"]
+        lines = [f"{_cell_path(finding.path, finding.extra.get('cell'))}:{finding.line}:{finding.column}: {finding.code} {marks}{finding.message}"]
         if finding.hint:
             lines.append(f"    hint: {finding.hint}")
         if finding.fix is not None:
@@ -104,11 +105,18 @@ def fixable_note(findings: Sequence[Finding], unsafe_fixes: bool = False) -> str
 
 
 def github_line(finding: Finding) -> str:
-    """A GitHub Actions workflow command that annotates the line (a warning for a preview finding)."""
-    end = f",endLine={finding.end_line}" if finding.end_line else ""
+    """A GitHub Actions workflow command that annotates the line (a warning for a preview finding).
+
+    A notebook's finding annotates the line of the ``.ipynb`` file that holds the cell's line, and its message names the cell.
+    """
     level, title = ("warning", f"{finding.code} {finding.name} (preview)") if finding.preview else ("error", f"{finding.code} {finding.name}")
-    return (f"::{level} file={_prop(finding.path)},line={finding.line},col={finding.column}{end},"
-            f"title={_prop(title)}::{_data(finding.message)}")
+    if "cell" in finding.extra:
+        where = f"line={finding.extra['file_line']}"
+        message = f"cell {finding.extra['cell']}, line {finding.line}: {finding.message}"
+    else:
+        where = f"line={finding.line},col={finding.column}" + (f",endLine={finding.end_line}" if finding.end_line else "")
+        message = finding.message
+    return f"::{level} file={_prop(finding.path)},{where},title={_prop(title)}::{_data(message)}"
 
 
 def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> dict[str, Any]:
@@ -131,6 +139,10 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
             region["endColumn"] = finding.end_column
         message = ("[preview] " if finding.preview else "") + finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
         properties: dict[str, Any] = {"preview": finding.preview}
+        if "cell" in finding.extra:  # a notebook: the region is the file's line that holds the cell's line
+            region = {"startLine": finding.extra["file_line"]}
+            message = f"cell {finding.extra['cell']}, line {finding.line}: {message}"
+            properties.update(cell=finding.extra["cell"], cellLine=finding.line, cellColumn=finding.column)
         if finding.fix is not None:
             properties["fix"] = {"message": finding.fix.message, "applicability": finding.fix.applicability}
         results.append({
@@ -154,10 +166,23 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
     }
 
 
+def _finding_dict(finding: Finding) -> dict[str, Any]:
+    """The finding's JSON; a notebook's also names the cell (its ``line`` and ``column`` are in that cell)."""
+    data = finding.to_dict()
+    if "cell" in finding.extra:
+        data["cell"] = finding.extra["cell"]
+    return data
+
+
+def _cell_path(path: str, cell: int | None) -> str:
+    """``nb.ipynb:cell 4`` for a place in a notebook's cell, else the path."""
+    return f"{path}:cell {cell}" if cell is not None else path
+
+
 def _problem_dict(problem: ProblemLike) -> dict[str, Any]:
     return {"code": None, "name": problem.kind, "message": problem.message, "path": problem.path, "line": problem.line,
             "column": problem.column, "end_line": problem.line, "end_column": problem.column, "fix": None, "rule": problem.rule,
-            "preview": False}
+            "preview": False, **({"cell": problem.cell} if getattr(problem, "cell", None) is not None else {})}
 
 
 def _problem_title(problem: ProblemLike) -> str:

@@ -19,7 +19,7 @@ def _codes(values: list[str] | None) -> list[str] | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=[], metavar="PATH", help="files or folders to check (default: .)")
+    parser.add_argument("paths", nargs="*", default=[], metavar="PATH", help="files or folders to check: Python files and notebooks (default: .)")
     parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
     parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes, comma-separated (TW503 is opt-in)")
     parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes, comma-separated")
@@ -54,14 +54,17 @@ def run(args: argparse.Namespace) -> int:
 
 def _fixed(report, unsafe: bool) -> tuple[dict[str, str], int]:
     """The fixed text of every file a fix changes, and how many fixes went in."""
-    from trainwell.lint import fix
+    from trainwell.lint import fix, notebook
 
     by_path: dict[str, list] = {}
     for finding in report.findings:
         by_path.setdefault(finding.path, []).append(finding)
     changed, total = {}, 0
     for path, findings in by_path.items():
-        after, count = fix.apply_fixes(report.sources[path], findings, unsafe)
+        if notebook.is_notebook(path):  # only the fixed cells' sources change; outputs and metadata stay as they are
+            after, count = notebook.parse(report.sources[path], path).apply_fixes(findings, unsafe)
+        else:
+            after, count = fix.apply_fixes(report.sources[path], findings, unsafe)
         if count:
             changed[path], total = after, total + count
     return changed, total

@@ -18,6 +18,8 @@ import os
 import re
 from typing import Iterable
 
+from trainwell.lint import notebook
+
 _FROM = re.compile(r"\bfrom\s+(\.*)\s*([\w.]*)\s+import\s*(\([^)]*\)|[^\n;]*)")
 _IMPORT = re.compile(r"\bimport\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)*)")
 
@@ -40,7 +42,7 @@ class Dependencies:
             except OSError:
                 continue
             self._content[name] = hashlib.sha256(data).digest()
-            self._text[name] = data.decode("utf-8", errors="replace")
+            self._text[name] = notebook.program_of(data.decode("utf-8", errors="replace"), name)  # a notebook's imports are in its cells
             parts = tuple(name.split(os.sep))
             parts = parts[:-1] if parts[-1] == "__init__.py" else parts[:-1] + (parts[-1].removesuffix(".py"),)
             for length in range(1, len(parts) + 1):

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 
 from trainwell.catalog import STATIC, enabled_codes, validate_patterns
 from trainwell.lint import config as config_mod
-from trainwell.lint import source_file
+from trainwell.lint import notebook, source_file
 from trainwell.lint.cache import FOLDER_NAME, Cache
 from trainwell.lint.context import FileContext
 from trainwell.lint.index import ProjectIndex
@@ -42,6 +42,7 @@ class Problem:
     line: int = 1
     column: int = 1  # 1-based, as Finding's
     rule: str | None = None
+    cell: int | None = None  # in a notebook: the cell (1-based), and ``line`` is the line in it
 
 
 @dataclass
@@ -122,7 +123,7 @@ def read_source(path: Path) -> str:
 
 
 def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (), root: Path | None = None) -> list[Path]:
-    """The files to check: given files as they are, folders searched for ``*.py``.
+    """The files to check: given files as they are, folders searched for ``*.py`` and ``*.ipynb``.
 
     ``exclude`` prunes what the search finds; a folder the user names is
     searched even when it matches (as a named file is checked).
@@ -139,7 +140,7 @@ def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (
         for folder, dirs, names in os.walk(path):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(folder, d), patterns, root))
             for name in sorted(names):
-                if name.endswith(".py") and not _excluded(Path(folder, name), patterns, root):
+                if name.endswith((".py", notebook.SUFFIX)) and not _excluded(Path(folder, name), patterns, root):
                     files.append(Path(folder, name))
     return files
 
@@ -193,6 +194,7 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         name = str(path)
         try:
             data, source = source_file.read(path)
+            book = notebook.parse(source, name) if notebook.is_notebook(name) else None
         except source_file.ReadError as error:
             report.problems.append(Problem("read-error", name, error.message, error.line, error.column))
             continue
@@ -205,7 +207,9 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
         key = store.key(name, data, codes, target, preview, force, store.dependency_digest(name)) if store else ""
         cached = store.get(key) if store else None
-        findings, problems = cached or check_source(source, name, codes, target, force, preview, project)
+        findings, problems = cached or check_source(book.program if book else source, name, codes, target, force, preview, project)
+        if book is not None and cached is None:
+            findings, problems = book.localize(findings, problems, name)
         if store and cached is None:
             store.put(key, name, findings, problems)
         for finding in findings:

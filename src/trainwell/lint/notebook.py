@@ -1,0 +1,315 @@
+"""A Jupyter notebook (nbformat v4, plain JSON) read as one Python program, and fixed cell by cell.
+
+The code cells, in order, form the program, as running them top to bottom
+does. Lines IPython handles itself (``%magic``, ``!shell``, ``obj?``, a
+``%%cell`` magic's body) become comments that keep the line count and every
+other line's text, so a program line maps back to (cell, line in cell), and a
+fix applied to the program text maps back to the cell's own source. A cell is
+numbered by its position in the notebook, from 1, markdown cells included.
+The JSON is never re-serialised: ``--fix`` replaces the changed cells'
+``"source"`` values in the file's text, so outputs, metadata and every other
+cell stay byte-identical. nbformat itself is not needed.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import json
+import re
+from dataclasses import dataclass
+from json.decoder import scanstring
+from typing import Any, Iterable, Sequence
+
+from trainwell.diagnostic import Edit, Finding, Fix
+from trainwell.lint import fix as fix_mod
+from trainwell.lint.source_file import ReadError
+
+SUFFIX = ".ipynb"
+MARK = "#trainwell-ipython:"  # the prefix that turns a line IPython handles into a comment
+# cell magics whose body is Python run in the user's namespace: only the magic's own line is IPython's
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "watch"})
+_ESCAPE = re.compile(r"^\s*(?:[%!]|[\w.]+\s*=\s*[%!](?!=)|\?|[\w.]+\?{1,2}\s*$)")
+_LINE_WORD = re.compile(r"\bline (\d+)\b")
+_LINES = re.compile(r"[^\n]*\n|[^\n]+")
+_SPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+
+
+def is_notebook(path: str) -> bool:
+    return path.endswith(SUFFIX)
+
+
+@dataclass
+class Cell:
+    """One code cell: its number (1-based, every cell counted), its source, and where that source lies in the file."""
+
+    number: int
+    source: str
+    span: tuple[int, int]  # the "source" value's start and end offsets in the file's text
+    file_lines: list[int]  # the file line of each source line (a list source puts each line on its own)
+
+
+@dataclass
+class Notebook:
+    """A notebook's code cells and the program they form."""
+
+    text: str
+    cells: list[Cell]
+    program: str
+    starts: list[int]  # the program line (1-based) of each code cell's first line
+
+    def where(self, line: int) -> tuple[Cell, int]:
+        """The cell of a program line, and the line in that cell (1-based)."""
+        index = max(bisect.bisect_right(self.starts, line) - 1, 0)
+        return self.cells[index], line - self.starts[index] + 1
+
+    def localize(self, findings: Iterable[Finding], problems: Sequence[Any], path: str) -> tuple[list[Finding], list[Any]]:
+        """Findings and problems of the program moved to their cells (``extra["cell"]``, cell lines).
+
+        A fix whose edits leave the finding's cell is dropped (none of the rules writes one).
+        """
+        moved = []
+        for finding in findings:
+            if finding.path != path:
+                moved.append(finding)
+                continue
+            cell, line = self.where(finding.line)
+            end_line = line + (finding.end_line - finding.line) if finding.end_line is not None else None
+            fix = finding.fix
+            if fix is not None:
+                edits = [(self.where(e.line), self.where(e.end_line), e) for e in fix.edits]
+                if all(a[0] is cell and b[0] is cell for a, b, _ in edits):
+                    fix = Fix(fix.message, tuple(Edit(a[1], e.column, b[1], e.end_column, e.content) for a, b, e in edits), fix.applicability)
+                else:
+                    fix = None
+            extra = {**finding.extra, "cell": cell.number, "file_line": cell.file_lines[min(line, len(cell.file_lines)) - 1]}
+            message, hint = (self._lines_named(text, cell) if text else text for text in (finding.message, finding.hint))
+            moved.append(dataclasses.replace(finding, message=message, hint=hint, line=line, end_line=end_line, fix=fix, extra=extra))
+        for problem in problems:
+            if problem.path == path and problem.kind == "syntax-error" and self.cells:
+                cell, problem.line = self.where(problem.line)
+                problem.cell = cell.number
+        return moved, list(problems)
+
+    def _lines_named(self, text: str, cell: Cell) -> str:
+        """A message's "line N" (a program line) said as the line in its cell: "line 3", or "line 3 of cell 2" in another cell."""
+
+        def named(match: re.Match[str]) -> str:
+            other, line = self.where(int(match.group(1)))
+            return f"line {line}" + ("" if other is cell else f" of cell {other.number}")
+
+        return _LINE_WORD.sub(named, text)
+
+    def apply_fixes(self, findings: Iterable[Finding], unsafe: bool = False) -> tuple[str, int]:
+        """The notebook's text with the fixes of its findings applied to their cells' sources, and how many went in."""
+        by_cell: dict[int, list[Finding]] = {}
+        for finding in findings:
+            if "cell" in finding.extra:
+                by_cell.setdefault(finding.extra["cell"], []).append(finding)
+        replaced: list[tuple[tuple[int, int], str]] = []
+        total = 0
+        for cell in self.cells:
+            if cell.number not in by_cell:
+                continue
+            program, _ = code_lines(cell.source)
+            before = "".join(program)
+            after, count = fix_mod.apply_fixes(before, by_cell[cell.number], unsafe)
+            if not count:
+                continue
+            source = "".join(_restore(line) for line in _LINES.findall(after))
+            replaced.append((cell.span, _source_json(self.text, cell.span, source)))
+            total += count
+        text = self.text
+        for (start, end), value in sorted(replaced, reverse=True):
+            text = text[:start] + value + text[end:]
+        return text, total
+
+
+def parse(text: str, path: str = "") -> Notebook:
+    """The notebook in ``text``; ReadError (one line: what and how to fix) when it is not an nbformat v4 notebook."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        line = getattr(error, "lineno", 1)
+        raise ReadError(f"not a notebook: invalid JSON ({getattr(error, 'msg', error)}); open and save it in Jupyter to repair it", line,
+                        getattr(error, "colno", 1)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list) or data.get("nbformat") != 4:
+        found = data.get("nbformat") if isinstance(data, dict) else None
+        raise ReadError(f"not an nbformat v4 notebook (nbformat: {found!r}); convert it with `jupyter nbconvert --to notebook`")
+    spans: dict[int, tuple[int, int]] = {}
+    lines_at: dict[int, list[int]] = {}
+    _scan(text, 0, (), spans, lines_at)
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    cells, chunks, starts = [], [], []
+    line = 1
+    for index, raw in enumerate(data["cells"]):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code" or index not in spans:
+            continue
+        source = raw.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        program, _ = code_lines(source)
+        items = raw["source"] if isinstance(raw.get("source"), list) else [source]
+        offsets = [bisect.bisect_left(newlines, at) + 1 for at in lines_at[index] or [spans[index][0]]]
+        file_lines = [at for item, at in zip(items, offsets) for _ in _LINES.findall(str(item))] or offsets[:1]
+        file_lines += file_lines[-1:] * (len(program) - len(file_lines))
+        cells.append(Cell(index + 1, source, spans[index], file_lines))
+        starts.append(line)
+        chunk = "".join(program)
+        chunks.append(chunk if chunk.endswith("\n") or not chunk else chunk + "\n")
+        line += len(program)
+    return Notebook(text, cells, "".join(chunks), starts)
+
+
+def program_of(text: str, path: str) -> str:
+    """The program of a notebook's text (``text`` itself for any other file, or a notebook that does not read)."""
+    if not is_notebook(path):
+        return text
+    try:
+        return parse(text, path).program
+    except ReadError:
+        return text
+
+
+def code_lines(source: str) -> tuple[list[str], list[str]]:
+    """A cell's lines with IPython's own lines commented out, and those lines as written (the notices of ``trainwell run``)."""
+    lines = _LINES.findall(source)
+    out, skipped = [], []
+    magic = lines[0].strip()[2:].split(None, 1)[0] if lines and lines[0].lstrip().startswith("%%") and len(lines[0].strip()) > 2 else None
+    state = _Open()
+    continued = False  # a marked line ending in a backslash goes on on the next line
+    for number, line in enumerate(lines):
+        starts_statement = state.depth == 0 and state.quote is None and not state.backslash
+        escape = continued or (starts_statement and _ESCAPE.match(line) is not None)
+        escape = escape or (magic is not None and (number == 0 or magic not in PYTHON_CELL_MAGICS))
+        if escape:
+            indent = len(line) - len(line.lstrip(" \t"))
+            out.append(line[:indent] + MARK + line[indent:])
+            skipped.append(line.rstrip("\n"))
+            continued = line.rstrip("\r\n").endswith("\\")
+        else:
+            out.append(line)
+            state.feed(line)
+            continued = False
+    return out, skipped
+
+
+class _Open:
+    """Whether a line starts a statement: the brackets and triple-quoted string left open by the lines before it.
+
+    IPython looks for ``%``/``!`` only where a statement starts, so ``% b`` inside ``(a\n % b)`` stays Python.
+    """
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None
+        self.backslash = False
+
+    def feed(self, line: str) -> None:
+        i, n = 0, len(line)
+        while i < n:
+            if self.quote is not None:
+                if line[i] == "\\":
+                    i += 2
+                    continue
+                if line.startswith(self.quote, i):
+                    i, self.quote = i + len(self.quote), None
+                    continue
+                if len(self.quote) == 1 and line[i] == "\n":
+                    self.quote = None  # an unterminated string: the line is not Python anyway
+                i += 1
+                continue
+            char = line[i]
+            if char == "#":
+                break
+            if char in "\"'":
+                self.quote = char * 3 if line.startswith(char * 3, i) else char
+                i += len(self.quote)
+                continue
+            if char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            i += 1
+        self.backslash = line.rstrip("\r\n").endswith("\\") and self.quote is None
+
+
+def _restore(line: str) -> str:
+    indent = len(line) - len(line.lstrip(" \t"))
+    return line[:indent] + line[indent + len(MARK):] if line[indent:].startswith(MARK) else line
+
+
+def _source_json(text: str, span: tuple[int, int], source: str) -> str:
+    """``source`` as a JSON value laid out as the one it replaces: a list of lines (nbformat's way) or one string."""
+    old = text[span[0]:span[1]]
+    ascii_only = old.isascii() and "\\u" in text and text.isascii()
+    if not old.startswith("["):
+        return json.dumps(source, ensure_ascii=ascii_only)
+    items = [json.dumps(line, ensure_ascii=ascii_only) for line in source.splitlines(keepends=True)]
+    inner = old[1:-1]
+    lead = inner[:len(inner) - len(inner.lstrip())] or ""
+    tail = inner[len(inner.rstrip()):] if inner.strip() else ""
+    if not inner.strip():  # an empty list: lay the lines out as nbformat does
+        indent = _line_indent(text, span[0])
+        lead, tail = "\n" + indent + " ", "\n" + indent
+    separator = _separator(inner) or ("," + lead if "\n" in lead else ", ")
+    return "[" + (lead + separator.join(items) + tail if items else "") + "]"
+
+
+def _separator(inner: str) -> str | None:
+    """The text between the first two strings of a JSON list's inside, when it has two."""
+    start = inner.find('"')
+    if start < 0:
+        return None
+    _, end = scanstring(inner, start + 1)
+    following = inner.find('"', end)
+    return inner[end:following] if following > 0 else None
+
+
+def _line_indent(text: str, offset: int) -> str:
+    start = text.rfind("\n", 0, offset) + 1
+    line = text[start:offset]
+    return line[:len(line) - len(line.lstrip())]
+
+
+def _scan(text: str, pos: int, path: tuple[Any, ...], spans: dict[int, tuple[int, int]], lines_at: dict[int, list[int]]) -> int:
+    """The end of the JSON value at ``pos``; records where each ``cells[i].source`` value lies (and where its items start)."""
+    pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    start = pos
+    char = text[pos:pos + 1]
+    is_source = len(path) == 3 and path[0] == "cells" and path[2] == "source"
+    if char == "{" or char == "[":
+        close = "}" if char == "{" else "]"
+        pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        index = 0
+        item_lines = []
+        while text[pos:pos + 1] != close:
+            if char == "{":
+                if text[pos:pos + 1] != '"':
+                    raise ReadError("not a notebook: a JSON object key is not a string")
+                key, pos = scanstring(text, pos + 1)
+                pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+                pos += 1  # the ':' json.loads has already checked
+                pos = _scan(text, pos, path + (key,), spans, lines_at)
+            else:
+                if is_source:
+                    item_lines.append(_SPACE.match(text, pos).end())  # type: ignore[union-attr]
+                pos = _scan(text, pos, path + (index,), spans, lines_at)
+                index += 1
+            pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+            if text[pos:pos + 1] == ",":
+                pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        end = pos + 1
+        if is_source:
+            lines_at[path[1]] = item_lines
+    elif char == '"':
+        _, end = scanstring(text, pos + 1)
+        if is_source:
+            lines_at[path[1]] = []
+    else:
+        match = _NUMBER.match(text, pos)
+        end = match.end() if match else pos + 1
+    if is_source:
+        spans[path[1]] = (start, end)
+    return end
+
