@@ -213,6 +213,9 @@ class Trainer:
         """Train on ``train_data``; validate on ``val_data`` after each epoch.
 
         ``resume``: a checkpoint file or a run directory (its newest checkpoint).
+        Inside ``run_dir`` it continues that run; with another ``run_dir`` it starts
+        a new run there from that checkpoint. A ``run_dir`` that holds another run
+        is refused unless ``overwrite=True`` (see docs/trainer.md).
         """
         shard = self._dist.shard if self._dist is not None else None
         train = make_source(train_data, self.batch_size, self.device, True, self.seed,
@@ -263,8 +266,7 @@ class Trainer:
                 if rng is not None:
                     restore_rng(rng)  # last, so nothing between here and the loop draws from it
                 self._log_time = time.perf_counter()
-                if self.max_steps is None or self.state.step < self.max_steps:
-                    loop.run(self, self.state, train, val)
+                loop.run(self, self.state, train, val)
             failed = False
             if self._interrupted and main:
                 self._report_interrupt()
