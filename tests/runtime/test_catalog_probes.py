@@ -77,8 +77,8 @@ def test_tw305_names_the_pad_value_and_its_share():
     assert "padded with 0" in finding.message and "ignore_index=-100" in finding.message and "45%" in finding.message
 
 
-@pytest.mark.parametrize("setup", [dict(padding_value=-100), dict(padding_value=0, ignore_index=0),
-                                   dict(padding_value=0, reduction="none")], ids=["pad-minus-100", "ignore-pad", "none"])
+@pytest.mark.parametrize("setup", [{"padding_value": -100}, {"padding_value": 0, "ignore_index": 0},
+                                   {"padding_value": 0, "reduction": "none"}], ids=["pad-minus-100", "ignore-pad", "none"])
 def test_tw305_is_silent_when_the_padding_is_ignored(setup):
     assert _tagging(**setup) == []
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 import ast
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    has_star_kwargs,
+    key_of,
+    kwarg,
+    strip_identity,
+)
 from trainwell.lint.events import Frame
 
 # DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn, ...)

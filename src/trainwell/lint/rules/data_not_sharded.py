@@ -10,12 +10,21 @@ rank. A file that pins the world size to 1 is silent.
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, strip_identity
-from trainwell.lint.rules._data import assigned, loader_argument, loader_calls, loops_over, mentions, qual_last, trains, value_of
+from trainwell.lint.rules._data import (
+    assigned,
+    loader_argument,
+    loader_calls,
+    loops_over,
+    mentions,
+    qual_last,
+    trains,
+    value_of,
+)
 
 CODE = "TW111"
 _DDP = {"DistributedDataParallel"}

@@ -11,7 +11,7 @@ unknown, and unknown is silent. The runtime probe sees every shape.
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name

@@ -11,13 +11,19 @@ leaves room for a mask, so it is silent).
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import reaching
 from trainwell.lint.loss_calls import loss_calls
-from trainwell.lint.rules._data import argument, loader_argument, qual_last, single_value, value_of
+from trainwell.lint.rules._data import (
+    argument,
+    loader_argument,
+    qual_last,
+    single_value,
+    value_of,
+)
 
 CODE = "TW305"
 _KEEP = {"view", "reshape", "flatten", "contiguous", "long", "to", "cuda", "cpu", "clone", "detach", "int"}

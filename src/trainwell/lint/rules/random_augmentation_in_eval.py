@@ -12,12 +12,18 @@ deliberate test-time augmentation, which is silent).
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg
-from trainwell.lint.rules._data import loader_argument, loader_calls, loops_over, single_value, trains
+from trainwell.lint.rules._data import (
+    loader_argument,
+    loader_calls,
+    loops_over,
+    single_value,
+    trains,
+)
 
 CODE = "TW405"
 RANDOM = {

@@ -10,11 +10,20 @@ feeds a training loop inside a loop that repeats, and the file never says
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of
-from trainwell.lint.rules._data import argument, epoch_loop, loader_argument, loader_calls, loops_over, qual_last, single_value, trains
+from trainwell.lint.rules._data import (
+    argument,
+    epoch_loop,
+    loader_argument,
+    loader_calls,
+    loops_over,
+    qual_last,
+    single_value,
+    trains,
+)
 
 CODE = "TW110"
 _SAMPLER_ARGS = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")

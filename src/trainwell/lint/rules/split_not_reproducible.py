@@ -14,7 +14,7 @@ that resumes from a checkpoint (``torch.load`` then ``load_state_dict``, Lightni
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name

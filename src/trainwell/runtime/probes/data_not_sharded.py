@@ -24,7 +24,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.utils.data import BatchSampler, IterableDataset, RandomSampler, SequentialSampler
+from torch.utils.data import (
+    BatchSampler,
+    IterableDataset,
+    RandomSampler,
+    SequentialSampler,
+)
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe

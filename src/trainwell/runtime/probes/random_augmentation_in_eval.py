@@ -29,7 +29,7 @@ from trainwell.runtime.probes import Probe
 class _Pass:
     """One pass over a loader: its batches, the model forwards and the steps while its batch was the latest."""
 
-    __slots__ = ("loader", "batches", "forwards", "trained")
+    __slots__ = ("batches", "forwards", "loader", "trained")
 
     def __init__(self, loader: Any) -> None:
         self.loader, self.batches, self.forwards, self.trained = weakref.ref(loader), 0, 0, False
