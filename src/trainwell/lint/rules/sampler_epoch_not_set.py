@@ -44,9 +44,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             name = key_of(sampler_node) or f"{key}.sampler"
             yield ctx.finding(
                 CODE, frame.node,
-                f"`{key}` draws its order from `{name}` (a DistributedSampler that shuffles) in the loop at line "
-                f"{epochs.node.lineno}, and nothing calls `{name}.set_epoch(epoch)`: the sampler seeds its shuffle with "
-                "seed + epoch, so every epoch sees the same order.",
+                f"`{key}` reads through `{name}`, a DistributedSampler that shuffles, and the loop at line "
+                f"{epochs.node.lineno} repeats it epoch after epoch, but nothing calls `{name}.set_epoch(epoch)`: the "
+                "sampler seeds its shuffle with seed + epoch, so every epoch sees the same order.",
                 f"Call `{name}.set_epoch(epoch)` at the top of each epoch, before iterating `{key}`.",
             )
             break
