@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ignore", action="append", metavar="CODES", help="do not report these codes or prefixes (comma-separated)")
     parser.add_argument("--plot", metavar="FILE.png", help="draw learning rate, loss and gradient norm per optimizer step, findings marked")
     parser.add_argument("-m", dest="as_module", action="store_true", help="run a module, as `python -m MODULE` does")
-    parser.add_argument("target", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]", help="the script (or, with -m, the module) and its own arguments")
+    parser.add_argument("target", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]", help="the script or notebook (.ipynb) (or, with -m, the module) and its own arguments")
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -49,7 +49,12 @@ def run(args: argparse.Namespace) -> int:
     from trainwell.runtime.watcher import watch
 
     watcher = watch(select=_codes(args.select), ignore=_codes(args.ignore), echo=sys.stderr, record=bool(args.plot))
-    exit_code = run_script(watcher, target, script_args, as_module=args.as_module)
+    if target.endswith(".ipynb") and not args.as_module:
+        from trainwell.runtime.notebook_run import run_notebook
+
+        exit_code = run_notebook(watcher, target, script_args)
+    else:
+        exit_code = run_script(watcher, target, script_args, as_module=args.as_module)
     if watcher.faults:
         print("trainwell: internal probe errors (please report): " + "; ".join(watcher.faults), file=sys.stderr)
     print(render_table(watcher.findings, watcher.steps, watcher.hand_steps, exit_code), file=sys.stderr)
@@ -68,6 +73,11 @@ def _check_script(target: str) -> None:
         raise TrainwellError(f"{target!r} is a directory; give the path of a Python file (or -m MODULE)")
     if not os.path.isfile(target):
         raise TrainwellError(f"script not found: {target!r}; give the path of a Python file (or -m MODULE)")
+    if target.endswith(".ipynb"):  # every code cell must parse before the first one runs
+        from trainwell.runtime.notebook_run import compiled_cells
+
+        compiled_cells(target)
+        return
     try:
         with open(target, "rb") as handle:
             compile(handle.read(), target, "exec", dont_inherit=True)
