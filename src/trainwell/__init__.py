@@ -29,3 +29,10 @@ def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
         return getattr(importlib.import_module(_PUBLIC[name]), name)
     raise AttributeError(f"module 'trainwell' has no attribute {name!r}")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext trainwell``: the ``%%watch`` and ``%watch on|off`` magics (IPython is imported only then)."""
+    from trainwell.runtime.notebook_magic import load
+
+    load(ipython)
