@@ -26,6 +26,7 @@ from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.session import Session
 
 _MAX_IDLE_CHECKS = 64  # forwards after a backward with no update: an evaluation, stop looking
+_MAX_QUIET_BACKWARDS = 8  # backwards with no update seen: stop comparing values (saliency, gradient checks)
 
 
 class HandWrittenUpdate:
@@ -55,6 +56,7 @@ class HandUpdates:
         self.armed = False
         self.off = False
         self.idle = 0
+        self.backwards_without_update = 0
         self.backward_at: Location | None = None
 
     def on_backward_done(self, tensors: tuple[torch.Tensor, ...]) -> None:
@@ -74,11 +76,13 @@ class HandUpdates:
         self.update.grads_after_backward = {id(p): (p.grad, p.grad._version) for p in params}  # type: ignore[misc]
         known = [p for p in params if id(p) in self.updated]
         self.norms, self.copy = None, None
-        if known and not session.checks(session.step + 1):
+        self.backwards_without_update += 1
+        quiet = self.backwards_without_update > _MAX_QUIET_BACKWARDS  # only computing gradients, or accumulating long
+        if known and (quiet or not session.checks(session.step + 1)):
             smallest = min(known, key=lambda p: p.numel())
             self.copy = (smallest, smallest.detach().clone())
-        else:
-            self.norms = _norms(params)
+        elif not quiet:
+            self.norms = _norms(params)  # a loop never seen updating by value, past that many: versions only
         self.armed, self.idle = True, 0
         self.backward_at = user_location()
 
@@ -141,6 +145,7 @@ class HandUpdates:
                 return
         self.armed = False
         self.updated = {id(p) for p in changed}
+        self.backwards_without_update = 0
         self.update.param_groups[0]["params"] = changed
         info = self.session.info(self.update)  # type: ignore[arg-type]
         info.refresh(self.update)  # type: ignore[arg-type]
