@@ -48,6 +48,18 @@ def _is_main_guard(test: ast.expr) -> bool:
     return isinstance(test, ast.Compare) and key_of(test.left) == "__name__"
 
 
+def _ends_the_run(body: list[ast.stmt]) -> bool:
+    """A branch whose last statement raises, fails an ``assert False`` or exits: its state never flows on."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Raise):
+        return True
+    if isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value:
+        return True
+    return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and key_of(last.value.func) in ("sys.exit", "exit", "quit")
+
+
 def _join(a: dict[str, frozenset], b: dict[str, frozenset]) -> dict[str, frozenset]:
     unknown = frozenset({UNKNOWN})
     return {k: a.get(k, unknown) | b.get(k, unknown) for k in a.keys() | b.keys()}
@@ -180,8 +192,10 @@ class Analysis(Ownership):
             self.conds = conds + ((id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True),)
             self.periodic = windows + ((node,) if periodic and index == 0 else ())  # type: ignore[operator]
             self._block(body, env)
-            outcomes.append(self.modes)
+            if not _ends_the_run(body):  # `else: assert False`, `raise ...`: nothing after the `if` sees this branch
+                outcomes.append(self.modes)
         self.conds, self.periodic = conds, windows
+        outcomes = outcomes or [before]
         merged = outcomes[0]
         for other in outcomes[1:]:
             merged = _join(merged, other)

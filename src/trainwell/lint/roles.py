@@ -31,6 +31,8 @@ _STEP_WORDS = re.compile(r"len\(|step|iter|batch|warmup", re.I)
 _EPOCH_WORDS = re.compile(r"epoch", re.I)
 _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
 _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
+# wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
+_LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
 _NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset", re.I)
 
 
@@ -137,6 +139,7 @@ class RoleIndex:
                 else:
                     roles[key] = Role("ambiguous")
         self._roles_from_arguments(roles)
+        self._loaders_replaced(roles)
         self._roles_from_usage(roles)
         for key, value in assigns:  # wrappers and copies of models that only usage revealed
             if key not in roles and (role := self.classify(value)) is not None:
@@ -146,6 +149,21 @@ class RoleIndex:
             if key not in roles and source in roles:
                 roles[key] = roles[source]
         return roles
+
+    def _loaders_replaced(self, roles: dict[str, Role]) -> None:
+        """A loader key that is assigned again from a call we do not know (``model, opt, loader =
+        privacy_engine.make_private(...)`` returns a Poisson-sampled loader) no longer proves how it samples."""
+        for node in self.nodes:
+            if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+                continue
+            name = (key_of(node.value.func) or "").rsplit(".", 1)[-1]
+            if name in _LOADER_KEEPERS or key_of(node.value.func) in self.functions or self.classify(node.value) is not None:
+                continue  # a helper of this file is read where it builds the loader
+            for target in node.targets:
+                for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                    key = key_of(element)
+                    if key is not None and (role := roles.get(key)) is not None and role.kind == "loader":
+                        roles[key] = Role("ambiguous")
 
     def _roles_from_arguments(self, roles: dict[str, Role]) -> None:
         """``Trainer(Net())`` / ``train(model=Net())``: the parameter takes the role of what is passed."""

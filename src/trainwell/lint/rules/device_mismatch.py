@@ -12,7 +12,7 @@ import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
 from trainwell.lint.dataflow import reaching, scope_nodes
 from trainwell.diagnostic import Finding
 
@@ -32,6 +32,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if not any(analysis.same(forward.key, m) or analysis.same(key_of(forward.node.func), m) for m in moved):
             continue
+        if not _places_nothing(ctx, forward.key):
+            continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
         arg = forward.node.args[0]
         base = arg.value if isinstance(arg, ast.Subscript) else arg
         if not isinstance(base, ast.Name) or not _unmoved(ctx, analysis, forward, base):
@@ -42,6 +44,22 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             "as loaded (on the CPU): on a GPU this fails with a device mismatch.",
             f"Move the batch first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)` (or in the DataLoader's collate_fn).",
         )
+
+
+def _places_nothing(ctx: FileContext, key: str | None) -> bool:
+    """Whether the model under ``key`` is known to leave its inputs where they are: built here from a torch or
+    torchvision class, or from a local class whose code never moves a tensor."""
+    role = ctx.role(key)
+    if role is not None and role.node is None:  # known from usage only: follow `self.model = model.to(device)`
+        sources = [ctx.role(key_of(strip_identity(a.value))) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
+        role = sources[0] if len(sources) == 1 else None
+    if role is None or role.kind != "model" or not isinstance(role.node, ast.Call):
+        return False
+    qual = ctx.call_name(role.node) or ""
+    if qual.startswith(("torch.nn.", "torchvision.models.")):
+        return True
+    cls = ctx.classes.get(role.cls)
+    return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
 
 
 def _moved_models(ctx: FileContext) -> set[str]:

@@ -21,6 +21,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             trained |= analysis.optimizer_models(key)
     for_validation = {id(v[1]) for e in analysis.events if validation_forward(e) for v in e.mode if isinstance(v, tuple)}
     for forward in (e for e in analysis.events if training_forward(e)):
+        if not ctx.has_mode_layers(forward.key):
+            continue  # no Dropout or BatchNorm we know of: the mode changes nothing
         if trained and not any(analysis.same(forward.key, m) or (forward.key or "").startswith(m + ".") for m in trained):
             continue  # a frozen teacher or an EMA copy may stay in eval mode on purpose
         for value in forward.mode:
