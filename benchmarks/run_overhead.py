@@ -48,7 +48,7 @@ MLP = textwrap.dedent(
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     criterion = nn.CrossEntropyLoss()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for epoch in range(2):
         model.train()
         for x, y in loader:
@@ -56,7 +56,7 @@ MLP = textwrap.dedent(
             loss = criterion(model(x), y)
             loss.backward()
             optimizer.step()
-    print(json.dumps({"seconds": time.perf_counter() - start, "loss": loss.item()}))
+    print(json.dumps({"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu_start, "loss": loss.item()}))
     """
 )
 
@@ -108,7 +108,7 @@ SMALL_FORWARDS = POLICY + textwrap.dedent(
 
 
     done_forwards, episodes = 0, 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while done_forwards < forwards:
         state, saved, rewards = tuple(torch.empty(4).uniform_(-0.05, 0.05).tolist()), [], []
         for t in range(500):
@@ -134,22 +134,27 @@ SMALL_FORWARDS = POLICY + textwrap.dedent(
         loss.backward()
         optimizer.step()
         episodes += 1
-    print(json.dumps({"seconds": time.perf_counter() - start, "loss": loss.item(), "episodes": episodes}))
+    print(json.dumps({"seconds": time.perf_counter() - start, "cpu_seconds": time.process_time() - cpu_start,
+                      "loss": loss.item(), "episodes": episodes}))
     """
 )
 
 
-def run_once(command: list[str], watched: bool) -> float:
+def run_once(command: list[str], watched: bool) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the workload's loop."""
     done = subprocess.run(command, capture_output=True, text=True, check=True)
-    last = [line for line in done.stdout.splitlines() if line.startswith("{")][-1]
+    last = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
     if watched and "trainwell: no findings" not in done.stderr:
         raise SystemExit(f"the correct workload produced findings:\n{done.stderr}")
-    return float(json.loads(last)["seconds"])
+    return float(last["seconds"]), float(last["cpu_seconds"])
 
 
-def side_by_side(workloads: dict[str, list[str]], repeats: int) -> dict[str, tuple[list[float], list[float]]]:
+Times = dict[str, tuple[list[tuple[float, float]], list[tuple[float, float]]]]
+
+
+def side_by_side(workloads: dict[str, list[str]], repeats: int) -> Times:
     """Plain and watched loop times per workload, interleaved so drift in machine load hits both."""
-    times: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in workloads}
+    times: Times = {name: ([], []) for name in workloads}
     for _ in range(repeats):
         for name, command in workloads.items():
             times[name][0].append(run_once([sys.executable, *command], watched=False))
@@ -257,18 +262,22 @@ def main() -> None:
         }
         times = side_by_side(workloads, args.repeats)
     print(f"{args.repeats} interleaved pairs per workload, {args.threads} thread(s); loop seconds, plain python vs trainwell run")
-    print(f"{'workload':<16} {'plain (median)':>15} {'watched (median)':>17} {'ratio':>7} {'per-pair ratios':>16}")
-    for name, (plain, watched) in times.items():
-        p, w = statistics.median(plain), statistics.median(watched)
-        pairs = sorted(b / a for a, b in zip(plain, watched))
-        print(f"{name:<16} {p:>15.3f} {w:>17.3f} {w / p:>7.3f}   {', '.join(f'{r:.3f}' for r in pairs)} (median {statistics.median(pairs):.3f})")
+    print("(CPU seconds move less than wall seconds when other processes share the machine)")
+    print(f"{'workload':<16} {'clock':<5} {'plain (median)':>15} {'watched (median)':>17} {'ratio':>7}   per-pair ratios")
+    for name, (plain_runs, watched_runs) in times.items():
+        for clock, index in (("wall", 0), ("cpu", 1)):
+            plain, watched = [run[index] for run in plain_runs], [run[index] for run in watched_runs]
+            p, w = statistics.median(plain), statistics.median(watched)
+            pairs = sorted(b / a for a, b in zip(plain, watched))
+            print(f"{name:<16} {clock:<5} {p:>15.3f} {w:>17.3f} {w / p:>7.3f}   "
+                  f"{', '.join(f'{r:.3f}' for r in pairs)} (median {statistics.median(pairs):.3f})")
     forward = extra_per_forward(args.threads, args.repeats)
-    plain_forward = statistics.median(times["small-forwards"][0]) / args.forwards * 1e6
+    plain_forward = statistics.median(run[1] for run in times["small-forwards"][0]) / args.forwards * 1e6
     print(f"watcher's extra work per top-level forward: {forward:.2f} us (policy, fastest blocks); "
-          f"plain loop time per forward here: {plain_forward:.1f} us -> estimated slowdown {1 + forward / plain_forward:.3f}")
+          f"plain loop CPU time per forward here: {plain_forward:.1f} us -> estimated slowdown {1 + forward / plain_forward:.3f}")
     step = watcher_cost_per_step(args.threads, args.repeats)
-    plain_step = statistics.median(times["mlp"][0]) / (2 * -(-60_000 // 128)) * 1e6
-    print(f"watcher's own work per optimizer step: {step:.0f} us (tiny twin of the MLP); plain MLP step here: {plain_step:.0f} us "
+    plain_step = statistics.median(run[1] for run in times["mlp"][0]) / (2 * -(-60_000 // 128)) * 1e6
+    print(f"watcher's own work per optimizer step: {step:.0f} us (tiny twin of the MLP); plain MLP step (CPU time) here: {plain_step:.0f} us "
           f"-> estimated slowdown {1 + step / plain_step:.3f}")
 
 

@@ -25,6 +25,8 @@ def snapshot() -> dict[str, object]:
         "autograd.backward": torch.autograd.backward,
         "torch.load": torch.load,
         "serialization.load": torch.serialization.load,
+        "torch.save": torch.save,
+        "serialization.save": torch.serialization.save,
         # only our own entry: torch may import sympy (which adds filters) on first use
         "warnings.filters": [f for f in warnings.filters if f[1] is not None and "lr_scheduler" in f[1].pattern],
     }

@@ -127,3 +127,17 @@ def test_a_finding_before_the_first_step_reads_before_training() -> None:
     assert (finding.code, finding.step) == ("TW502", 0)
     assert "TW502 unsafe-torch-load (before training)" in echo.getvalue()
     assert " before training " in render_table(w.findings, w.steps)
+
+
+def test_loading_back_what_this_run_saved_is_not_tw502(tmp_path) -> None:
+    import io
+
+    buffer, path = io.BytesIO(), tmp_path / "model.pt"
+    with watch(select=["TW502"]) as w:
+        torch.save(nn.Linear(2, 2), buffer)
+        torch.save(nn.Linear(2, 2), path)
+        buffer.seek(0)
+        torch.load(buffer, weights_only=False)  # a round trip: nothing untrusted
+        torch.load(str(path), weights_only=False)
+        torch.load(io.BytesIO(buffer.getvalue()), weights_only=False)  # bytes of unknown origin
+    assert [f.code for f in w.findings] == ["TW502"] and w.findings[0].count == 1

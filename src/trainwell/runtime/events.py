@@ -14,7 +14,7 @@ Events and their arguments:
 - ``scaler_scale(scaler, loss, scaled)``, ``scaler_unscale(scaler, optimizer)``, ``scaler_update(scaler)``;
 - ``loader_init(loader, args, kwargs)``: a DataLoader was built (with the arguments the user gave);
 - ``loader_iter(loader)``, ``loader_wait(loader, seconds)``: a DataLoader pass starts, a batch arrived;
-- ``load(args, kwargs)``: ``torch.load`` is called;
+- ``load(args, kwargs)`` / ``save(args, kwargs)``: ``torch.load`` / ``torch.save`` is called;
 - ``train_mode(module, mode)``: a user's ``module.train(mode)`` / ``.eval()``;
 - ``root_forward(module, output)``: a forward that no other module's forward encloses;
 - ``host_read(tensor, method)``: ``.item()``, ``.tolist()``, ``.numpy()``, ``.cpu()`` or ``repr`` of a tensor
@@ -45,6 +45,7 @@ EVENTS = (
     "loader_iter",
     "loader_wait",
     "load",
+    "save",
     "train_mode",
     "root_forward",
     "loss_call",

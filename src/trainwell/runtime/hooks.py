@@ -242,6 +242,16 @@ def _patch_load(bus: Bus) -> list[Handle]:
     return [Patch(module, "load", wrapper) for module in (torch, torch.serialization) if module.__dict__.get("load") is original]
 
 
+def _patch_save(bus: Bus) -> list[Handle]:
+    original = torch.serialization.save
+
+    def before(*args: Any, **kwargs: Any) -> None:
+        _emit(bus.save, args, kwargs)
+
+    wrapper = _wrap(original, before)
+    return [Patch(module, "save", wrapper) for module in (torch, torch.serialization) if module.__dict__.get("save") is original]
+
+
 def _patch_train(bus: Bus) -> Handle:
     original = torch.nn.Module.train
     depth = [0]  # train() recurses into the children
@@ -329,6 +339,7 @@ _INSTALLERS: list[tuple[tuple[str, ...], Callable[[Bus], Handle | list[Handle]]]
     (("scaler_scale", "scaler_unscale", "scaler_update"), _patch_grad_scaler),
     (("loader_init", "loader_iter", "loader_wait"), _patch_dataloader),
     (("load",), _patch_load),
+    (("save",), _patch_save),
     (("train_mode",), _patch_train),
     (("root_forward",), _patch_module_call),
     (("loss_call",), _patch_losses),

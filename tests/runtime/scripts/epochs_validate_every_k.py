@@ -72,6 +72,6 @@ for epoch in range(epochs):
     if (epoch + 1) % validate_every == 0:
         accuracy = evaluate(val_loader)
         torch.save(model.state_dict(), best)
-best.seek(0)
+best = io.BytesIO(best.getvalue())  # as if read back from the checkpoint folder another run wrote
 model.load_state_dict(torch.load(best, weights_only=True))  # inject[TW502]: model.load_state_dict(torch.load(best, weights_only=False))  # expect[TW502]: 20
 test_accuracy = evaluate(val_loader)

@@ -43,9 +43,9 @@ class TinyLM(nn.Module):
 
 
 model = TinyLM()
-checkpoint = io.BytesIO()
-torch.save(model.state_dict(), checkpoint)
-checkpoint.seek(0)
+written = io.BytesIO()
+torch.save(model.state_dict(), written)
+checkpoint = io.BytesIO(written.getvalue())  # bytes from elsewhere: a downloaded checkpoint
 model.load_state_dict(torch.load(checkpoint, weights_only=True))  # inject[TW502]: model.load_state_dict(torch.load(checkpoint, weights_only=False))  # expect[TW502]: 0
 pass  # inject[TW205]: model.embed.requires_grad = False
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)  # inject[TW603]: optimizer = torch.optim.AdamW(model.head.parameters(), lr=1e-2)

@@ -42,4 +42,7 @@ def first_tensor(output: Any) -> torch.Tensor | None:
     if isinstance(output, torch.Tensor):
         return output
     values = output.values() if isinstance(output, dict) else output if isinstance(output, (tuple, list)) else ()
-    return next((v for v in values if isinstance(v, torch.Tensor)), None)
+    for value in values:  # a plain loop: this runs on every forward
+        if isinstance(value, torch.Tensor):
+            return value
+    return None

@@ -55,6 +55,7 @@ class GraphKeptAlive(Probe):
         self.cuda = torch.cuda.is_available()
         self.kept_step: int | None = None  # the first step whose graph was found kept (reported once)
         self.finder: LineFinder | None = None
+        self.checking = True  # whether the step in progress is a checked one
 
     def _active(self) -> bool:
         return self.session.checks(self.session.step + 1)
@@ -68,8 +69,11 @@ class GraphKeptAlive(Probe):
             node.register_prehook(marker.mark_used)
         self.markers.append((self.session.step + 1, weakref.ref(marker)))
 
+    def on_train_mode(self, module: torch.nn.Module, mode: bool) -> None:
+        self.checking = self._active()
+
     def on_root_forward(self, module: torch.nn.Module, output: Any) -> None:
-        if self._active():
+        if self.checking:  # kept up to date by the step and mode events: this runs on every forward
             tensor = first_tensor(output)  # a model that returns (logits, loss) too
             if tensor is not None and tensor.grad_fn is not None:
                 self._mark(tensor.grad_fn, used=False)
@@ -111,6 +115,7 @@ class GraphKeptAlive(Probe):
         self._memory_sample(optimizer)
 
     def on_step_post(self, optimizer: torch.optim.Optimizer) -> None:
+        self.checking = self._active()
         if self.finder is not None and self.finder.found is not None:
             self._settle()
 
