@@ -18,7 +18,6 @@ import torch
 import trainwell
 
 
-
 def _root(path: str) -> str:
     return os.path.normcase(os.path.abspath(path)) + os.sep
 
