@@ -30,7 +30,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for forward in (e for e in analysis.events if e.kind == ev.FORWARD):
         if not isinstance(forward.node, ast.Call) or not forward.node.args or forward.scope is None:
             continue
-        if not any(analysis.same(forward.key, m) or analysis.same(key_of(forward.node.func), m) for m in moved):
+        if not any((analysis.same(forward.key, m) or analysis.same(key_of(forward.node.func), m)) and _same_object(ctx, forward, scopes)
+                   for m, scopes in moved.items()):
             continue
         if not _places_nothing(ctx, forward.key):
             continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
@@ -62,8 +63,24 @@ def _places_nothing(ctx: FileContext, key: str | None) -> bool:
     return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
 
 
-def _moved_models(ctx: FileContext) -> set[str]:
-    keys: set[str] = set()
+def _same_object(ctx: FileContext, forward: ev.Event, scopes: set[int]) -> bool:
+    """Keys are file-wide, objects are not: the move must be in the forward's own function, or (for ``self.model``)
+    in a method of the same class; a module-level move reaches module-level code and the helpers it calls."""
+    if id(forward.scope) in scopes:
+        return True
+    if id(ctx.tree) in scopes and forward.subst:
+        return True
+    if (forward.key or "").startswith("self."):
+        return any(forward.scope in ms.values() and any(id(m) in scopes for m in ms.values()) for ms in ctx.methods.values())
+    return False
+
+
+def _moved_models(ctx: FileContext) -> dict[str, set[int]]:
+    """Keys of the models moved to a device, with the ids of the scopes that move them."""
+    keys: dict[str, set[int]] = {}
+    owner = {id(n): scope for scope, members in ((s, ctx.scope_members.get(id(s), [])) for s in
+             [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())])
+             for n in members}
     for node in ctx.nodes:
         call = None
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
@@ -75,7 +92,7 @@ def _moved_models(ctx: FileContext) -> set[str]:
         target = call.args[0] if call.args else kwarg(call, "device")
         if isinstance(target, ast.Constant) and target.value == "cpu":
             continue
-        keys.add(key)
+        keys.setdefault(key, set()).add(id(owner.get(id(node), ctx.tree)))
     return keys
 
 

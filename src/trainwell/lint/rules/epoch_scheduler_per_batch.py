@@ -23,6 +23,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         frame = sched.frame
         if frame is None or frame.kind != "loop" or not any(b.frame is frame for b in frame.of(ev.BACKWARD)):
             continue  # not in the loop that runs backward() each batch
+        if not _inside_another_loop(frame):
+            continue  # the only loop: its iterations are the unit the schedule was sized in (an optimisation loop)
         if any(c[0] not in periodic_ids(sched) for c in sched.conds if not any(c in b.conds for b in frame.of(ev.BACKWARD))):
             continue  # guarded by a condition other than an accumulation window (e.g. `if last_batch:`)
         over = f"`{frame.iter_key}`" if frame.iter_key else f"the loop at line {frame.node.lineno}"
@@ -33,3 +35,13 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             f"(line {frame.node.lineno}): the LR decays {times} too fast.",
             f"Move it after the loop over {over} (once per epoch), or size the schedule in steps (e.g. T_max=epochs * len(loader)).",
         )
+
+
+def _inside_another_loop(frame) -> bool:
+    """A batch loop runs inside an epoch loop; a single loop of optimisation steps has no epochs to decay by."""
+    parent = frame.parent
+    while parent is not None:
+        if parent.kind == "loop":
+            return True
+        parent = parent.parent
+    return False

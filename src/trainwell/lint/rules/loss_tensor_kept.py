@@ -24,8 +24,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         added = _added(event)
         if added is None or event.grad is False:
             continue
-        if event.grad is None and not (event.frame is not None and event.frame.has(ev.BACKWARD)):
-            continue
+        if event.frame is None or event.frame.kind != "loop" or not (event.frame.has(ev.BACKWARD) or event.frame.has(ev.STEP)):
+            continue  # stored once per training step, or it is not the leak this rule is about (an RNN unroll, a plot)
         graph = Graph(ctx, event.scope, event.line + 1)
         if not graph.connected(added):
             continue
