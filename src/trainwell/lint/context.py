@@ -11,12 +11,15 @@ people write training code. Where a role is not known, rules stay silent.
 from __future__ import annotations
 
 import ast
+import re
 from functools import cached_property
 from typing import Any
 
 from trainwell.lint.roles import Role, RoleIndex  # noqa: F401  (Role is part of this module's API)
 from trainwell.lint.syntax import has_star_kwargs, key_of, kwarg, method_name, strip_identity  # noqa: F401
 from trainwell.diagnostic import Finding, Fix
+
+_PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line breaks (not \f or \v)
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -225,4 +228,22 @@ class FileContext(RoleIndex):
 
     def text(self, node: ast.AST) -> str:
         """The source text of ``node`` as the user wrote it (unparsed when that fails)."""
-        return ast.get_source_segment(self.home(node).source, node) or ast.unparse(node)
+        return self.home(node).segment(node) or ast.unparse(node)
+
+    @cached_property
+    def _physical_lines(self) -> list[str]:
+        """The lines as ``ast`` counts them (ends kept), split once: ``ast.get_source_segment`` splits the whole file per call."""
+        return _PHYSICAL_LINE.findall(self.source)
+
+    def segment(self, node: ast.AST) -> str | None:
+        """``ast.get_source_segment(self.source, node)``, on the lines split once."""
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None or not hasattr(node, "lineno"):
+            return None
+        lines, first, last = self._physical_lines, node.lineno - 1, end_line - 1  # type: ignore[attr-defined]
+        if not 0 <= first <= last < len(lines):
+            return None
+        if first == last:
+            return lines[first].encode()[node.col_offset:end_col].decode()  # type: ignore[attr-defined]
+        head = lines[first].encode()[node.col_offset:].decode()  # type: ignore[attr-defined]
+        return head + "".join(lines[first + 1:last]) + lines[last].encode()[:end_col].decode()

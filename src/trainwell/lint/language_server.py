@@ -1,0 +1,155 @@
+"""`trainwell server`: the static checker as a language server (LSP over stdio, on pygls).
+
+An editor sends a Python file's text as it is typed; the server checks that
+text (not the file on disk) with the configuration ``[tool.trainwell]`` above
+the file, and answers with diagnostics: the code, linked to the rule's page,
+an error (a warning for a preview finding), the message and the hint. A fix
+is a code action titled with its safety. One project index per folder is
+kept between edits, so a helper another file imports is parsed once; it is
+dropped when a file is saved, as the helpers may have changed on disk.
+
+LSP counts lines from 0 and characters in UTF-16 code units; findings count
+both from 1 in characters (see :class:`~trainwell.diagnostic.Finding`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from trainwell import __version__
+from trainwell.catalog import CATALOG
+from trainwell.diagnostic import Edit, Finding
+from trainwell.lint import config as config_mod
+from trainwell.lint.index import ProjectIndex
+from trainwell.lint.runner import check_source, resolve_codes
+
+SOURCE = "trainwell"
+_SAFETY = {"safe": "safe fix", "unsafe": "unsafe fix: may change behaviour"}
+
+
+class _LiveIndex(ProjectIndex):
+    """The project index, except that an open document is never answered from it: its text is the editor's."""
+
+    def parsed(self, path: Path) -> Any:
+        return None
+
+
+class TrainwellServer(LanguageServer):
+    """Checks open Python files; keeps each document's latest findings for its code actions."""
+
+    def __init__(self) -> None:
+        super().__init__("trainwell", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.findings: dict[str, list[Finding]] = {}
+        self._indexes: dict[Path, _LiveIndex] = {}
+
+    def diagnose(self, uri: str) -> list[types.Diagnostic]:
+        """Check the document's current text and publish its diagnostics."""
+        document = self.workspace.get_text_document(uri)
+        path = to_fs_path(uri) or uri
+        lines = document.source.splitlines()
+        findings = self._check(document.source, path)
+        self.findings[uri] = findings
+        diagnostics = [_diagnostic(f, lines) for f in findings]
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version))
+        return diagnostics
+
+    def _check(self, source: str, path: str) -> list[Finding]:
+        try:
+            config = config_mod.load(Path(path))
+            codes = resolve_codes(config.select, config.ignore)
+        except Exception as error:  # noqa: BLE001 - a broken pyproject.toml is shown in the editor, not a dead server
+            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"trainwell: {error}"))
+            return []
+        target = config.target_version or config.declared_for(Path(path)) or config_mod.DEFAULT_TARGET
+        root = (config.root or Path(path).parent).resolve()
+        if root not in self._indexes:
+            files = [p for p in root.rglob("*.py") if ".venv" not in p.parts and ".git" not in p.parts][:20_000]
+            self._indexes[root] = _LiveIndex(files, [root], target)
+        findings, _ = check_source(source, path, codes, target, preview=config.preview, project=self._indexes[root])
+        return [f for f in findings if f.path == path]  # a helper's finding belongs to the helper's file
+
+    def forget_indexes(self) -> None:
+        self._indexes.clear()
+
+
+def _position(lines: list[str], line: int, column: int) -> types.Position:
+    """An LSP position from a 1-based line and a 0-based character column (UTF-16 units, as LSP counts)."""
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return types.Position(line=max(line - 1, 0), character=len(text[:column].encode("utf-16-le")) // 2)
+
+
+def _diagnostic(finding: Finding, lines: list[str]) -> types.Diagnostic:
+    end_line = finding.end_line or finding.line
+    end_column = (finding.end_column or finding.column + 1) - 1
+    page = Path(__file__).resolve().parents[1] / "catalog" / "rules" / CATALOG[finding.code].page_name
+    message = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
+    return types.Diagnostic(
+        range=types.Range(_position(lines, finding.line, finding.column - 1), _position(lines, end_line, end_column)),
+        message=("[preview] " if finding.preview else "") + message,
+        severity=types.DiagnosticSeverity.Warning if finding.preview else types.DiagnosticSeverity.Error,
+        code=finding.code,
+        code_description=types.CodeDescription(href=page.as_uri()),
+        source=SOURCE,
+    )
+
+
+def _text_edit(edit: Edit, lines: list[str]) -> types.TextEdit:
+    return types.TextEdit(types.Range(_position(lines, edit.line, edit.column), _position(lines, edit.end_line, edit.end_column)), edit.content)
+
+
+def code_actions(server: TrainwellServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """A quick fix per finding in the requested range that has a fix ``--fix`` could apply, titled with its safety."""
+    uri = params.text_document.uri
+    lines = server.workspace.get_text_document(uri).source.splitlines()
+    wanted = params.range
+    actions = []
+    for finding in server.findings.get(uri, []):
+        if finding.fix is None or finding.fix.applicability == "display":
+            continue
+        diagnostic = _diagnostic(finding, lines)
+        if (diagnostic.range.end.line, diagnostic.range.end.character) < (wanted.start.line, wanted.start.character) or \
+                (diagnostic.range.start.line, diagnostic.range.start.character) > (wanted.end.line, wanted.end.character):
+            continue
+        safety = finding.fix.applicability
+        actions.append(types.CodeAction(
+            title=f"{finding.code}: {finding.fix.message} ({_SAFETY[safety]})",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            is_preferred=safety == "safe",
+            edit=types.WorkspaceEdit(changes={uri: [_text_edit(e, lines) for e in finding.fix.edits]}),
+        ))
+    return actions
+
+
+def build() -> TrainwellServer:
+    """The server with its features registered."""
+    server = TrainwellServer()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: TrainwellServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.diagnose(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: TrainwellServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.diagnose(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: TrainwellServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.forget_indexes()  # helpers on disk may have changed
+        ls.diagnose(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TrainwellServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.findings.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_action(ls: TrainwellServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return code_actions(ls, params)
+
+    return server

@@ -1,0 +1,26 @@
+"""`trainwell server`: the static checker as a language server for editors (LSP over stdio).
+
+Editors start it themselves (see docs/check.md, *Editors*). It needs pygls
+(``pip install 'trainwell[lsp]'``), imported only when the server starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from trainwell.errors import TrainwellError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default and only transport; editors pass it)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from trainwell.lint.language_server import build
+    except ModuleNotFoundError as error:
+        if error.name and error.name.split(".")[0] in ("pygls", "lsprotocol"):
+            raise TrainwellError("`trainwell server` needs pygls 2: install it with `pip install 'trainwell[lsp]'`") from None
+        raise
+    build().start_io()
+    return 0
