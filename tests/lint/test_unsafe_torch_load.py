@@ -129,3 +129,10 @@ def test_a_name_bound_again_after_the_save_is_not_the_saved_file():
     source = ("import io\nimport torch\n\ndef broadcast(obj, receive):\n    buffer = io.BytesIO()\n    torch.save(obj, buffer)\n"
               "    data = receive(buffer.getvalue())\n    buffer = io.BytesIO(data)\n    return torch.load(buffer)\n")
     assert [f.line for f in runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]] == [9]
+
+
+def test_the_saved_file_is_recognised_through_str_and_fspath():
+    source = ("import os\nimport torch\n\ndef test_it(tmp_path, model):\n    path = tmp_path / 'm.pt'\n    torch.save(model, path)\n"
+              "    a = torch.load(str(path), weights_only=False)\n    b = torch.load(os.fspath(path), weights_only=False)\n"
+              "    c = torch.load(str(path) + '.bak', weights_only=False)\n")
+    assert [f.line for f in runner.check_source(source, "t.py", {"TW502"}, (2, 4))[0]] == [9]

@@ -76,8 +76,16 @@ def _enclosing(node: ast.AST, parents: dict[int, ast.AST]) -> Iterator[tuple[ast
         child = parent
 
 
+_SAME_PATH = {"str", "os.fspath", "pathlib.Path", "Path"}  # wrappers that name the same file
+
+
 def _file_argument(call: ast.Call, position: int, name: str) -> ast.expr | None:
-    return call.args[position] if len(call.args) > position else kwarg(call, name)
+    """The file argument, seen through ``str(path)`` / ``os.fspath(path)`` / ``Path(path)``."""
+    found = call.args[position] if len(call.args) > position else kwarg(call, name)
+    while (isinstance(found, ast.Call) and len(found.args) == 1 and not found.keywords
+           and key_of(found.func) in _SAME_PATH):
+        found = found.args[0]
+    return found
 
 
 def _reads_what_it_saved(ctx: FileContext, call: ast.Call, parents: dict[int, ast.AST]) -> bool:
