@@ -2,10 +2,13 @@
 
     python benchmarks/lsp_latency.py             # 2,000 lines, 20 edits
     python benchmarks/lsp_latency.py --lines 5000 --edits 40
+    python benchmarks/lsp_latency.py --file path/to/train.py   # a real script
 
 The file is the case corpus's training scripts one after another (real loops,
-many findings). A pygls client starts the server over stdio, opens the file,
-then sends whole-text changes (one line edited each time, as typing does) and
+many findings: the worst case, every function a training loop), or ``--file``.
+A pygls client starts the server over stdio, opens the file,
+then sends whole-text changes (a comment line typed at the top each time: valid
+Python whatever the file holds) and
 times each change until its diagnostics arrive. The baseline, measured in the
 same run: ``ast.parse`` of the same text in this process, a floor for any
 analysis of it.
@@ -60,7 +63,7 @@ async def measure(text: str, edits: int) -> list[float]:
         times = []
         lines = text.splitlines(keepends=True)
         for version in range(2, edits + 2):
-            lines[version] = lines[version].rstrip("\n") + f"  # edit {version}\n"
+            lines.insert(0, f"# edit {version}\n")
             start = time.perf_counter()
             client.text_document_did_change(types.DidChangeTextDocumentParams(
                 types.VersionedTextDocumentIdentifier(uri=uri, version=version), [types.TextDocumentContentChangeWholeDocument(text="".join(lines))]))
@@ -77,8 +80,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--file", type=Path, help="time this file instead of the case corpus")
     args = parser.parse_args()
-    text = corpus(args.lines)
+    text = args.file.read_text(encoding="utf-8") if args.file else corpus(args.lines)
     start = time.perf_counter()
     for _ in range(5):
         ast.parse(text)
