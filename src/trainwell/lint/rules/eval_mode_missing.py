@@ -24,6 +24,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for forward in (e for e in analysis.events if validation_forward(e)):
         if forward.grad is not False or not ctx.has_mode_layers(forward.key):
             continue
+        if (forward.frame is None or forward.frame.kind != "loop") and not any(e.kind == ev.STEP and e.seq < forward.seq for e in analysis.events):
+            continue  # one pass before any training step: initialising lazy modules, a shape check; not validation
         if forward.mode != frozenset({"train"}):
             continue  # the mode must be known on every path: built here in train mode, or `.train()` called
         yield ctx.finding(

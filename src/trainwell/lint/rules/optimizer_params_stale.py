@@ -112,7 +112,10 @@ def _trained(analysis, key: str) -> bool:
 
 def _steps_after(analysis, opt_key: str, scope: ast.AST, line: int) -> bool:
     """Whether the stale optimizer is stepped after the replacement (else nothing trains with it: a test, an export)."""
-    return any(e.kind == ev.STEP and analysis.same(e.key, opt_key) and (e.scope is not scope or e.line > line) for e in analysis.events)
+    # keys are file-wide: a step in another function is the same optimizer only for `self.` keys (one object per instance)
+    return any(e.kind == ev.STEP and analysis.same(e.key, opt_key)
+               and (e.scope is scope and e.line > line or opt_key in e.subst.values()  # stepped here, or in a helper handed it
+                    or opt_key.startswith("self.") and e.scope is not scope) for e in analysis.events)
 
 
 def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
