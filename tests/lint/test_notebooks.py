@@ -164,3 +164,55 @@ def test_program_lines_map_back_to_cells():
     book = notebook.parse(nbformat.writes(nb))
     assert book.program.splitlines()[3] == "c = 3"
     assert [(cell.number, line) for cell, line in map(book.where, (1, 2, 3, 4))] == [(1, 1), (1, 2), (4, 1), (4, 2)]
+
+
+
+
+ENGINE = """\
+import torch
+
+
+def train_one_epoch(model, loader, optimizer):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+
+def accuracy(logits, y):
+    return (logits.argmax(1) == y).float().mean().item()
+"""
+LOOP = """\
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(4, 4), torch.randint(0, 2, (4,)))]
+total = 0.0
+for epoch in range(3):
+    train_one_epoch(model, data, optimizer)
+    for x, y in data:
+        total += accuracy(model(x), y)
+"""
+
+
+def test_cached_results_of_a_notebook_are_the_same_and_follow_its_helpers(tmp_path, capsys):
+    """The cache keeps the cell of each finding, and a helper module the notebook imports is part of its key."""
+    (tmp_path / "pyproject.toml").write_text("[tool.trainwell]\n", encoding="utf-8")
+    (tmp_path / "engine.py").write_text(ENGINE, encoding="utf-8")
+    nb = nbformat.v4.new_notebook()  # written on one line, sources as strings, as some tools save notebooks
+    nb.cells = [nbformat.v4.new_code_cell("%pip install torch\nimport torch\nfrom torch import nn\nfrom engine import train_one_epoch, accuracy"),
+                nbformat.v4.new_markdown_cell("## Train"), nbformat.v4.new_code_cell(LOOP)]
+    (tmp_path / "nb.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    first = main(["check", "."]), capsys.readouterr().out
+    second = main(["check", "."]), capsys.readouterr().out
+    assert first == second and "nb.ipynb:cell 3:8:27: TW203" in first[1] and "TW101" not in first[1]
+    assert (tmp_path / ".trainwell_cache").is_dir()
+    from trainwell.lint.dependencies import Dependencies
+
+    before = Dependencies([tmp_path / "nb.ipynb", tmp_path / "engine.py"]).digest(tmp_path / "nb.ipynb")
+    (tmp_path / "engine.py").write_text(ENGINE.replace("        optimizer.zero_grad()\n", ""), encoding="utf-8")
+    after = Dependencies([tmp_path / "nb.ipynb", tmp_path / "engine.py"]).digest(tmp_path / "nb.ipynb")
+    assert before != after  # the notebook's cache key covers the module its cells import
+    main(["check", "."])
+    assert "engine.py:8:9: TW101" in capsys.readouterr().out
