@@ -33,11 +33,15 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue
             if _full_batches(ctx, loop):
                 continue
+            # Proven only over a DataLoader built here (its last batch is smaller unless drop_last or sizes divide);
+            # over an iterable of unknown kind (a list of samples, a library's iterator) it is a preview finding.
+            proven = _over_loader(ctx, loop) and not any(isinstance(n, ast.Break) for n in ast.walk(loop))
             yield ctx.finding(
                 CODE, node,
                 f"`{ctx.snippet(node)}` averages per-batch means over the number of batches: the last, smaller batch "
                 "weighs as much as a full one, so the epoch value is biased.",
                 "Weight each batch by its size (`total += loss.item() * len(y)`) and divide by the number of samples.",
+                preview=not proven,
             )
 
 
@@ -88,10 +92,22 @@ def _unwrap(node: ast.expr) -> ast.expr:
     return node
 
 
+def _loop_keys(ctx: FileContext, loop: ast.For | ast.AsyncFor) -> set[str | None]:
+    return {f.iter_key for f in ctx.analysis.frames if f.node is loop and f.iter_key} or {key_of(_unwrap(loop.iter))}
+
+
+def _over_loader(ctx: FileContext, loop: ast.For | ast.AsyncFor) -> bool:
+    """Whether the loop iterates batches the analysis knows: a DataLoader (built here, or handed to this helper), or
+    slices by a stride (``for start in range(0, len(X), batch_size)``)."""
+    stride = _unwrap(loop.iter)
+    if isinstance(stride, ast.Call) and key_of(stride.func) == "range" and len(stride.args) == 3:
+        return True
+    return any((role := ctx.role(key)) is not None and role.kind == "loader" for key in _loop_keys(ctx, loop))
+
+
 def _full_batches(ctx: FileContext, loop: ast.For | ast.AsyncFor) -> bool:
     """Whether every batch of the loop's loader(s) is provably full."""
-    keys = {f.iter_key for f in ctx.analysis.frames if f.node is loop and f.iter_key} or {key_of(_unwrap(loop.iter))}
-    for key in keys:
+    for key in _loop_keys(ctx, loop):
         role = ctx.role(key)
         if role is None or role.kind != "loader" or not isinstance(role.node, ast.Call):
             continue
