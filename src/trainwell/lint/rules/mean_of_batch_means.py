@@ -116,8 +116,8 @@ def _full_batches(ctx: FileContext, loop: ast.For | ast.AsyncFor) -> bool:
         if isinstance(drop, ast.Constant) and drop.value is True:
             return True
         batch = kwarg(call, "batch_size") or (call.args[1] if len(call.args) > 1 else None)
-        if batch is None:
-            return True  # batch_size=1
+        if batch is None or isinstance(batch, ast.Constant) and batch.value == 1:
+            return True  # batches of one sample: the mean of means is the mean
         size = _size(ctx, call.args[0] if call.args else kwarg(call, "dataset"), 0)
         if isinstance(batch, ast.Constant) and isinstance(batch.value, int) and size is not None and batch.value and size % batch.value == 0:
             return True
