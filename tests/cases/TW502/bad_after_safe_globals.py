@@ -30,6 +30,6 @@ for epoch in range(args.epochs):
 run_file, weights_file = published({"args": args}), published(model.state_dict())
 with torch.serialization.safe_globals([argparse.Namespace]):
     state = torch.load(run_file)
-weights = torch.load(weights_file)  # static: TW502 (bare: unsafe before 2.6; this PyTorch loads weights only)
+weights = torch.load(weights_file)  # bare: unsafe before 2.6, safe on this PyTorch  # static: TW502
 model.load_state_dict(weights)
 print("resumed with lr", state["args"].lr)

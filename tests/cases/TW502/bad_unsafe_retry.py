@@ -11,7 +11,7 @@ def load_checkpoint(source):
         return torch.load(source, map_location="cpu", weights_only=True)
     except Exception:
         source.seek(0)
-        return torch.load(source, map_location="cpu", weights_only=False)  # static: TW502 (this fallback never runs here)
+        return torch.load(source, map_location="cpu", weights_only=False)  # the fallback never runs here  # static: TW502
 
 
 def load_quiet(source, weights_only=True):
