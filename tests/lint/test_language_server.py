@@ -109,3 +109,13 @@ def test_server_over_stdio_diagnoses_fixes_and_clears(tmp_path: Path) -> None:
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "pyproject.toml").write_text("[tool.trainwell]\n", encoding="utf-8")
     asyncio.run(_session(tmp_path))
+
+
+def test_excluded_files_and_noqa_are_honoured_in_process(tmp_path: Path) -> None:
+    from trainwell.lint.language_server import TrainwellServer
+
+    (tmp_path / "pyproject.toml").write_text('[tool.trainwell]\nexclude = ["fixtures"]\n', encoding="utf-8")
+    (tmp_path / "fixtures").mkdir()
+    server = TrainwellServer()
+    assert [f.code for f in server._check(BUGGY, str(tmp_path / "train.py"))] == ["TW502", "TW204"]
+    assert server._check(BUGGY, str(tmp_path / "fixtures" / "train.py")) == []
