@@ -48,7 +48,10 @@ def render(findings: Sequence[Finding], problems: Sequence[ProblemLike], fmt: st
         for finding in findings:
             out.write(github_line(finding) + "\n")
         for problem in problems:
-            out.write(f"::error file={_prop(problem.path)},line={problem.line},col={problem.column},title={_prop(_problem_title(problem))}::{_data(problem.message)}\n")
+            if getattr(problem, "cell", None) is None:
+                out.write(f"::error file={_prop(problem.path)},line={problem.line},col={problem.column},title={_prop(_problem_title(problem))}::{_data(problem.message)}\n")
+            else:  # a notebook's cell line is no line of the file: the file, and the cell in the message
+                out.write(f"::error file={_prop(problem.path)},title={_prop(_problem_title(problem))}::{_data(_in_cell(problem) + problem.message)}\n")
     else:
         text(findings, problems, out, files=files, statistics=statistics, unsafe_fixes=unsafe_fixes)
 
@@ -152,8 +155,9 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
             "properties": properties,
         })
     notifications = [{
-        "level": "error", "message": {"text": f"{_problem_title(p)}: {p.message}"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(p.path)}, "region": {"startLine": p.line, "startColumn": p.column}}}],
+        "level": "error", "message": {"text": f"{_problem_title(p)}: {_in_cell(p)}{p.message}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(p.path)},
+                                            **({} if _in_cell(p) else {"region": {"startLine": p.line, "startColumn": p.column}})}}],
     } for p in problems]
     return {
         "$schema": SARIF_SCHEMA,
@@ -172,6 +176,12 @@ def _finding_dict(finding: Finding) -> dict[str, Any]:
     if "cell" in finding.extra:
         data["cell"] = finding.extra["cell"]
     return data
+
+
+def _in_cell(problem: ProblemLike) -> str:
+    """``cell 3, line 2: `` for a problem in a notebook's cell, else ""."""
+    cell = getattr(problem, "cell", None)
+    return "" if cell is None else f"cell {cell}, line {problem.line}: "
 
 
 def _cell_path(path: str, cell: int | None) -> str:

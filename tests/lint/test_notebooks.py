@@ -131,6 +131,11 @@ def test_a_cell_that_does_not_parse_is_reported_at_its_cell(tmp_path, capsys):
     _write_notebook(tmp_path / "bad.ipynb", ("code", "import torch"), ("markdown", "text"), ("code", "x = 1\nfor i in range(3)\n    pass"))
     code, out, _ = _run(capsys, "bad.ipynb")
     assert code == 1 and "bad.ipynb:cell 3:2:" in out and "syntax error" in out
+    _, out, _ = _run(capsys, "bad.ipynb", "--format", "json")
+    [problem] = json.loads(out)
+    assert (problem["name"], problem["cell"], problem["line"]) == ("syntax-error", 3, 2)
+    _, out, _ = _run(capsys, "bad.ipynb", "--format", "github")
+    assert out.startswith("::error file=bad.ipynb,title=syntax error::cell 3, line 2: ")  # no file line: the cell's is not one
 
 
 def test_a_file_that_is_not_a_notebook_is_one_clear_line(tmp_path, capsys):
