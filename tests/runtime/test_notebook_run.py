@@ -27,10 +27,11 @@ def trainwell_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_cells_run_in_order_and_findings_name_the_cell(tmp_path: Path) -> None:
     _notebook(tmp_path / "nb.ipynb", ("markdown", "# Training"), ("code", "%matplotlib inline\n!echo from-the-shell\n" + SETUP),
-              ("markdown", "## Loop"), ("code", LOOP), ("code", "%%bash\necho never"), ("code", "print('last cell ran', step)"))
+              ("markdown", "## Loop"), ("code", LOOP), ("code", "%%bash\necho never"), ("code", "print('last cell ran', step)\ndisplay({'steps': step + 1})"))
     done = trainwell_run("--report", "out.json", "nb.ipynb", "--epochs", "2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "argv ['--epochs', '2'] __main__" in done.stdout and "last cell ran 3" in done.stdout  # one namespace, in order
+    assert "{'steps': 4}" in done.stdout  # Jupyter's display(), which notebooks use without an import
     assert "from-the-shell" not in done.stdout and "never" not in done.stdout
     assert "nb.ipynb:cell 2: skipped what only IPython runs: %matplotlib inline; !echo from-the-shell" in done.stderr
     assert "nb.ipynb:cell 5: skipped what only IPython runs: %%bash; echo never" in done.stderr

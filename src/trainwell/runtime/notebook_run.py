@@ -5,8 +5,9 @@ cell from 1, as ``trainwell check`` does), so the runtime checker, which
 reports the user's frame by file name and line, names the cell and the line
 in it, and a traceback shows the cell's lines. Lines only IPython can run
 (``%magic``, ``!shell``, a ``%%bash`` cell) are skipped with a one-line
-notice per cell; everything else runs in one ``__main__`` namespace. The
-first cell that raises stops the run, as it stops "Run All".
+notice per cell; everything else runs in one ``__main__`` namespace, which
+has Jupyter's ``display()`` (printing each object's text form). The first
+cell that raises stops the run, as it stops "Run All".
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def run_notebook(watcher: watch, target: str, args: list[str]) -> int:
     cells = compiled_cells(target)
     saved_argv, saved_path0 = sys.argv[:], sys.path[0]
     sys.argv, sys.path[0] = [target, *args], os.path.dirname(os.path.abspath(target))
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__, "display": _display}
     try:
         with watcher:
             for filename, code, skipped in cells:
@@ -79,3 +80,9 @@ def run_notebook(watcher: watch, target: str, args: list[str]) -> int:
     finally:
         sys.argv, sys.path[0] = saved_argv, saved_path0
     return 0
+
+
+def _display(*objects: object, **_: object) -> None:
+    """Jupyter's ``display()``, which notebooks call without importing it: each object's text form, on stdout."""
+    for item in objects:
+        print(repr(item))
