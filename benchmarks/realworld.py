@@ -122,6 +122,8 @@ def main() -> int:
         print(f"{str(folder)[-58:]:58s} {report.files:6d} {report.lines:8d} {len(report.findings):8d}", file=report_to)
         for finding in report.findings:
             path = Path(finding.path).resolve().relative_to(checkout).as_posix()
+            if "cell" in finding.extra:  # a notebook: the line counts inside that cell
+                path = f"{path}:cell {finding.extra['cell']}"
             rows.append({"repo": checkout.name, "commit": commit, "path": path, "line": finding.line, "code": finding.code,
                          "preview": finding.preview, "message": finding.message})
         for problem in report.problems:

@@ -240,6 +240,11 @@ class Analysis(Ownership):
                 if isinstance(target, ast.Attribute) and target.attr == "grad" and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                     self._emit(ev.ZERO_GRAD, stmt, None, env, via=None if self._clears_all(target) else ev.PER_TENSOR)
                 key = subst_key(target, env.subst)
+                if isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List)) \
+                        and len(target.elts) == len(stmt.value.elts):  # `losses, accs = [], []`
+                    for element, value in zip(target.elts, stmt.value.elts):
+                        if (element_key := subst_key(element, env.subst)) is not None:
+                            self._emit(ev.ASSIGN, stmt, element_key, env, arg=value)
                 if key is not None:
                     self._emit(ev.ASSIGN, stmt, key, env, arg=stmt.value)
                     role = self.ctx.classify(stmt.value)

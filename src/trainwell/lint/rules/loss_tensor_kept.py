@@ -24,8 +24,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         added = _added(event)
         if added is None or event.grad is False:
             continue
-        if event.frame is None or event.frame.kind != "loop" or not (event.frame.has(ev.BACKWARD) or event.frame.has(ev.STEP)):
-            continue  # stored once per training step, or it is not the leak this rule is about (an RNN unroll, a plot)
+        if not _outlives_steps(event):
+            continue  # not stored across training steps (an RNN unroll's list, a plot's list made fresh each time)
         graph = Graph(ctx, event.scope, event.line + 1)
         if not graph.connected(added):
             continue
@@ -41,6 +41,18 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             "Store `loss.item()` (a float) or `tensor.detach()` instead (`.item()` syncs with the GPU each step).",
             _fix(ctx, added, event.scope, event.line),
         )
+
+
+def _outlives_steps(event: ev.Event) -> bool:
+    """Whether the store runs inside a loop of training steps and the accumulator is not made afresh within one
+    of its iterations (``out = []`` in a helper called per step): then every step's graph piles up."""
+    frame = event.frame
+    while frame is not None and not (frame.kind == "loop" and (frame.has(ev.BACKWARD) or frame.has(ev.STEP))):
+        frame = frame.parent
+    if frame is None:
+        return False
+    fresh = (ast.List, ast.Dict, ast.Tuple, ast.Constant)
+    return not any(e.kind == ev.ASSIGN and e.key == event.key and isinstance(e.arg, fresh) for e in frame.events)
 
 
 def _target(node: ast.AST) -> ast.AST | None:
