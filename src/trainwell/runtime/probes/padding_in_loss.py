@@ -6,7 +6,8 @@ that ``cross_entropy`` / ``nll_loss`` build; it keeps the target, the
 the 2-D tensor a flattened one was viewed from, or the [batch, time] sizes of
 the logits before they were flattened). Rows padded to a common length end
 with a run of one value: most rows end with it, the runs differ in length,
-and some row (the longest sequence) does not end with it. When that value is
+and some row (the longest sequence) does not end with it; the value occurs
+nowhere but in those end runs, and one run is longer than one position. When that value is
 not the ``ignore_index``, the padding is scored as a real class. The target
 is copied on the device and read one step later (no host sync in the step).
 ``reduction='none'`` is silent: a mask may follow. The finding is on the loss
@@ -47,6 +48,10 @@ def padding(rows: torch.Tensor) -> tuple[int, float] | None:
     if padded < 2 or padded == rows.shape[0] or len(set(run.tolist())) < 2:
         return None  # not most rows, or every row (nothing is the longest), or all runs equal (fixed length)
     if padded * 2 < rows.shape[0]:
+        return None
+    # Padding sits only at the ends, and some sequence is padded by more than one position; a token that also
+    # occurs inside the rows (random or real text ending in a common token) is data, not padding.
+    if int(run.max()) < 2 or int(ends.sum()) != int(run.sum()):
         return None
     return value, float(run.sum()) / rows.numel()
 
