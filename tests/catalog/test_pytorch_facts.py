@@ -1,5 +1,6 @@
 """The PyTorch facts the rule pages cite (numbers from ../shared/pytorch-facts.md), checked on the
 installed torch: if PyTorch changes one of them, a page (and maybe a rule) must change too."""
+# trainwell: noqa: TW101, TW108, TW109, TW202, TW205, TW301, TW303, TW304, TW305, TW501 -- each test commits the bug whose fact it checks
 
 from __future__ import annotations
 

@@ -52,14 +52,14 @@ def test_two_processes_match_one_and_checkpoints_resume_in_one_and_two(tmp_path,
     one = w.make_model()
     history = w.make_trainer(one, w.PER_RANK_BATCH * 2).fit(train_data, val_data).history
 
-    straight = torch.load(tmp_path / "straight.pt")
+    straight = torch.load(tmp_path / "straight.pt", weights_only=True)
     assert_close(one.state_dict(), straight["weights"])
     for mine, theirs in zip(history, straight["history"]):  # validation reduced over ranks
         assert mine["val_acc"] == theirs["val_acc"]
         assert mine["val_loss"] == pytest.approx(theirs["val_loss"], abs=1e-6)
         assert mine["train_loss"] == pytest.approx(theirs["train_loss"], abs=1e-6)
 
-    resumed = torch.load(tmp_path / "resumed.pt")
+    resumed = torch.load(tmp_path / "resumed.pt", weights_only=True)
     for rank, refused in enumerate(resumed["refused"]):  # rank 0 decided, both raised
         assert refused.startswith(f"rank {rank}: run_dir=") and "already holds a run" in refused
     resumed_in_two = resumed["weights"]
@@ -84,7 +84,7 @@ def test_a_rank_that_raises_ends_the_job_with_its_message():
 def test_ranks_agree_to_skip_a_batch_whose_loss_is_nan_on_one_of_them(tmp_path):
     done = torchrun("skip", tmp_path)  # one rank skipping alone would hang: timeout fails
     assert done.returncode == 0, done.stderr[-3000:]
-    found = torch.load(tmp_path / "skip.pt")
+    found = torch.load(tmp_path / "skip.pt", weights_only=True)
     for strategy in ("ddp", "fsdp"):
         assert found[strategy] == {"skipped": 2, "same": True, "finite": True}, strategy
     assert found["agree"] == ["TrainwellError: rank 1: OSError: No space left on device",
