@@ -8,7 +8,7 @@ For each DIR (a checkout, or a folder inside one) it runs the checker as
 PyTorch the project declares) and prints files, lines and findings per DIR,
 then the per-code counts over all of them. Timings, measured in this run:
   check     the checker without its cache (best of --repeats)
-  parse     reading and `ast.parse` of every file the checker was given (best of --repeats)
+  parse     reading and `ast.parse` of every file the checker was given (a notebook: its cells' program)
   cached    a second run over the unchanged files with a warm cache (best of --repeats)
   cli       `trainwell check` as a fresh process over every DIR with a warm cache
 --tsv / --json write every finding (repo, commit, path inside the checkout,
@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from trainwell.lint import runner, source_file
+from trainwell.lint import notebook, runner, source_file
 
 
 def checkout_of(folder: Path) -> Path:
@@ -70,13 +70,14 @@ def best(repeats: int, work: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def parse_all(files: list[Path]) -> int:
-    """Read and parse every file, as the checker's baseline; how many parsed."""
+    """Read and parse every file (a notebook: the program its code cells form), the checker's baseline; how many parsed."""
     parsed = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for path in files:
             try:
-                ast.parse(source_file.read(path)[1], filename=str(path))
+                text = source_file.read(path)[1]
+                ast.parse(notebook.program_of(text, str(path)) if notebook.is_notebook(str(path)) else text, filename=str(path))
                 parsed += 1
             except (SyntaxError, ValueError, OSError):
                 pass
