@@ -194,7 +194,9 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         name = str(path)
         try:
             data, source = source_file.read(path)
-            book = notebook.parse(source, name) if notebook.is_notebook(name) else None
+            target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
+            key = store.key(name, data, codes, target, preview, force, store.dependency_digest(name)) if store else ""
+            findings, problems = (store.get(key) if store else None) or _check_file(source, name, codes, target, force, preview, project, store, key)
         except source_file.ReadError as error:
             report.problems.append(Problem("read-error", name, error.message, error.line, error.column))
             continue
@@ -204,14 +206,6 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         report.files += 1
         report.lines += source.count("\n") + 1
         report.sources[name] = source
-        target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
-        key = store.key(name, data, codes, target, preview, force, store.dependency_digest(name)) if store else ""
-        cached = store.get(key) if store else None
-        findings, problems = cached or check_source(book.program if book else source, name, codes, target, force, preview, project)
-        if book is not None and cached is None:
-            findings, problems = book.localize(findings, problems, name)
-        if store and cached is None:
-            store.put(key, name, findings, problems)
         for finding in findings:
             where = (finding.code, finding.path, finding.line, finding.column)
             if where not in reported:
@@ -221,6 +215,18 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     if store:
         store.save()
     return report
+
+
+def _check_file(source: str, name: str, codes: set[str], target: tuple[int, int], force: bool, preview: bool, project: Any,
+                store: Cache | None, key: str) -> tuple[list[Finding], list[Problem]]:
+    """One file checked (a notebook as the program its cells form), its result stored under ``key``; only on a cache miss."""
+    book = notebook.parse(source, name) if notebook.is_notebook(name) else None
+    findings, problems = check_source(book.program if book else source, name, codes, target, force, preview, project)
+    if book is not None:
+        findings, problems = book.localize(findings, problems, name)
+    if store:
+        store.put(key, name, findings, problems)
+    return findings, problems
 
 
 def check(paths_or_source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, select: Sequence[str] | None = None,
