@@ -15,12 +15,11 @@ from __future__ import annotations
 import linecache
 import os
 import sys
-import traceback
 
 from trainwell.errors import TrainwellError
 from trainwell.lint import notebook
 from trainwell.lint.source_file import ReadError
-from trainwell.runtime.location import hide_checker_frames, trim_to_user
+from trainwell.runtime.script import run_as_main
 from trainwell.runtime.watcher import watch
 
 
@@ -53,33 +52,17 @@ def run_notebook(watcher: watch, target: str, args: list[str]) -> int:
     ``sys.argv`` is ``[target, *args]`` and ``sys.path[0]`` the notebook's folder; the working directory is unchanged.
     """
     cells = compiled_cells(target)
-    saved_argv, saved_path0 = sys.argv[:], sys.path[0]
-    sys.argv, sys.path[0] = [target, *args], os.path.dirname(os.path.abspath(target))
     namespace = {"__name__": "__main__", "__builtins__": __builtins__, "display": _display}
-    try:
-        with watcher:
-            for filename, code, skipped in cells:
-                if skipped:
-                    shown = "; ".join(skipped)
-                    shown = shown if len(shown) <= 80 else shown[:77] + "..."
-                    print(f"trainwell: {os.path.relpath(filename)}: skipped what only IPython runs: {shown}", file=sys.stderr)
-                exec(code, namespace)  # noqa: S102 - the user's own notebook, run as Jupyter would
-    except SystemExit as stop:
-        code = stop.code
-        if code is None or isinstance(code, int):
-            return code or 0
-        print(code, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        raise
-    except BaseException as error:  # noqa: BLE001 - the notebook's own failure, shown as python shows it
-        trim_to_user(error)
-        hide_checker_frames(error)
-        traceback.print_exception(error)
-        return 1
-    finally:
-        sys.argv, sys.path[0] = saved_argv, saved_path0
-    return 0
+
+    def run_cells() -> None:
+        for filename, code, skipped in cells:
+            if skipped:
+                shown = "; ".join(skipped)
+                shown = shown if len(shown) <= 80 else shown[:77] + "..."
+                print(f"trainwell: {os.path.relpath(filename)}: skipped what only IPython runs: {shown}", file=sys.stderr)
+            exec(code, namespace)  # noqa: S102 - the user's own notebook, run as Jupyter would
+
+    return run_as_main(watcher, [target, *args], os.path.dirname(os.path.abspath(target)), run_cells)
 
 
 def _display(*objects: object, **_: object) -> None:
