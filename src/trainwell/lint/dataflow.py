@@ -52,13 +52,25 @@ def definitions(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, a
     return found
 
 
+class Element(ast.AST):
+    """The ``index``-th item of ``value`` when a tuple target unpacks it (``output, loss = train(x)``)."""
+
+    _fields = ("value",)
+
+    def __init__(self, value: ast.AST, index: int) -> None:
+        super().__init__()
+        self.value, self.index = value, index
+        self.lineno = getattr(value, "lineno", 0)
+
+
 def _bind(found: dict[str, list[tuple[int, ast.AST]]], target: ast.AST, value: ast.AST, line: int) -> None:
     if isinstance(target, ast.Name):
         found.setdefault(target.id, []).append((line, value))
     elif isinstance(target, (ast.Tuple, ast.List)):
         values = value.elts if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) else None
         for index, element in enumerate(target.elts):
-            _bind(found, element, values[index] if values is not None else value, line)
+            # `output, loss = step(...)`: each name is one element of the value, not the whole of it
+            _bind(found, element, values[index] if values is not None else (value if isinstance(value, (ast.For, ast.AsyncFor)) else Element(value, index)), line)
 
 
 def reaching(ctx: FileContext, scope: ast.AST, name: str, line: int) -> list[ast.AST]:
@@ -127,6 +139,8 @@ class Graph:
             return self._call(node, depth)
         if isinstance(node, ast.Name):
             return self._name(node, depth)
+        if isinstance(node, Element):
+            return self._element(node, depth)
         if isinstance(node, (ast.Lambda, ast.Constant, ast.JoinedStr)) or isinstance(node, ast.Compare) and not self.derived:
             return False  # comparisons give tensors without a graph
         return any(self.connected(child, depth + 1) for child in ast.iter_child_nodes(node))
@@ -143,13 +157,33 @@ class Graph:
         result = False
         quiet = no_grad_nodes(self.ctx)
         for value in values:
-            if id(value) in quiet:
+            if id(value.value if isinstance(value, Element) else value) in quiet:
                 continue  # computed under no_grad / inference_mode: no graph, wherever it is used later
             if isinstance(value, ast.AugAssign):
                 result |= self.connected(value.value, depth + 1)
             elif not isinstance(value, (ast.For, ast.AsyncFor)):  # loop targets are data
                 result |= self.connected(value, depth + 1)
         return result
+
+    def _element(self, node: Element, depth: int) -> bool:
+        """One item of an unpacked value: read from a helper that returns a tuple, else unknown."""
+        call = node.value
+        helper = self._helper(call.func) if isinstance(call, ast.Call) else None
+        returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)] if helper is not None else []
+        items = [r.elts[node.index] for r in returns if isinstance(r, ast.Tuple) and len(r.elts) > node.index]
+        if not returns or len(items) != len(returns):
+            self.unknown = True
+            return False
+        params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[union-attr]
+        if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived)
+        inner._seen = self._seen
+        found = any(inner.connected(item, depth + 1) for item in items)
+        self.cut |= inner.cut
+        self.unknown |= inner.unknown
+        return found
 
     def _helper(self, func: ast.expr) -> ast.AST | None:
         """A function whose returns the analysis can read: of this file, or of another file of the project."""
