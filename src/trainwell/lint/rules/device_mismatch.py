@@ -75,6 +75,16 @@ def _same_object(ctx: FileContext, forward: ev.Event, scopes: set[int]) -> bool:
     return False
 
 
+def _cpu(ctx: FileContext, target: ast.expr | None) -> bool:
+    """``"cpu"``, ``torch.device("cpu")``, or a name assigned exactly once to one of them."""
+    if isinstance(target, ast.Name):
+        values = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == target.id]
+        target = values[0] if len(values) == 1 else None
+    if isinstance(target, ast.Call) and (ctx.call_name(target) or "").endswith("device") and target.args:
+        target = target.args[0]
+    return isinstance(target, ast.Constant) and target.value == "cpu"
+
+
 def _moved_models(ctx: FileContext) -> dict[str, set[int]]:
     """Keys of the models moved to a device, with the ids of the scopes that move them."""
     keys: dict[str, set[int]] = {}
@@ -90,8 +100,8 @@ def _moved_models(ctx: FileContext) -> dict[str, set[int]]:
         if call is None or key is None or not ctx.is_model(key):
             continue
         target = call.args[0] if call.args else kwarg(call, "device")
-        if isinstance(target, ast.Constant) and target.value == "cpu":
-            continue
+        if _cpu(ctx, target):
+            continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
         keys.setdefault(key, set()).add(id(owner.get(id(node), ctx.tree)))
     return keys
 
