@@ -72,7 +72,7 @@ class ProjectIndex:
         while todo:
             here, modules, left = todo.pop()
             for module, level in modules:
-                path = self._module_from(here, module, level)
+                path = self.module_file(here, module, level)
                 if path is None or path in seen:
                     continue
                 seen.add(path)
@@ -90,14 +90,6 @@ class ProjectIndex:
         found += [(module or name, level) for level, module, name in ctx.relative_imports.values()]
         return found
 
-    def _module_from(self, here: Path, module: str, level: int) -> Path | None:
-        if not level and module.partition(".")[0] not in self._heads:
-            return None
-        memo = (here.parent, module, level)
-        if memo not in self._modules:
-            self._modules[memo] = self._find(here.parent, module, level)
-        return self._modules[memo]
-
     def parsed(self, path: Path) -> FileContext | None:
         """The file at ``path`` if a helper lookup has parsed it already (never parses: checked files are not kept)."""
         return self._contexts.get(path.resolve())
@@ -112,9 +104,11 @@ class ProjectIndex:
         return self._owner.get(id(node))
 
     # -- imports -----------------------------------------------------------------
-    def module_file(self, importer: FileContext, module: str, level: int = 0) -> Path | None:
-        """The file of the tree that ``import module`` names from ``importer``'s file, or None."""
-        here = Path(importer.path).resolve().parent
+    def module_file(self, importer: Path, module: str, level: int = 0) -> Path | None:
+        """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree)."""
+        if not level and module.partition(".")[0] not in self._heads:
+            return None  # `torch`, `numpy`: no module of the tree starts so
+        here = importer.resolve().parent
         memo = (here, module, level)
         if memo not in self._modules:
             self._modules[memo] = self._find(here, module, level)
@@ -163,9 +157,9 @@ class ProjectIndex:
             return None
         if rest:  # `import engine` then `engine.train_one_epoch(...)`: the attribute is the function
             module, attr = ".".join(p for p in (module, attr) if p), rest
-        if "." in attr or not module and not level or not level and module.partition(".")[0] not in self._heads:
+        if "." in attr or not module and not level:
             return None
-        path = self.module_file(importer, module, level)
+        path = self.module_file(Path(importer.path), module, level)
         if path is not None and f"def {attr}(" not in self._text(path):
             return None  # no such function there: no need to parse the file
         target = self.context(path) if path is not None else None
