@@ -22,8 +22,9 @@ from trainwell.diagnostic import Finding
 CODE = "TW203"
 REQUIRES = TRAINING
 _HINT = "Wrap validation in `with torch.no_grad():` (or `torch.inference_mode()`), or decorate the helper with `@torch.no_grad()`."
-# methods whose result carries no graph: the output's graph is dropped there
-_CUTS = {"item", "argmax", "argmin", "argsort", "detach", "tolist", "numpy", "sample", "multinomial"}
+# methods whose result is a number or an index, with no graph: the output's graph is dropped there. `.detach()` and
+# `.data` are not among them: a value kept that way may go on into a loss (TW108's business, or a target network's).
+_CUTS = {"item", "argmax", "argmin", "argsort", "tolist", "sample", "multinomial"}
 # methods whose result carries the same graph on (the value is still the output)
 _SAME = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "softmax", "log_softmax", "sigmoid", "tanh", "exp",
          "float", "double", "cpu", "to", "cuda", "contiguous", "clone"}
@@ -72,8 +73,6 @@ def _graph_dropped(ctx: FileContext, call: ast.AST, scope: ast.AST | None, depth
     node, parent = call, parents.get(id(call))
     while True:
         if isinstance(parent, ast.Attribute) and parent.value is node:
-            if parent.attr == "data":
-                return True
             method = parents.get(id(parent))
             if not (isinstance(method, ast.Call) and method.func is parent):
                 return False
