@@ -87,7 +87,7 @@ class Notebook:
             message, hint = (self._lines_named(text, cell) if text else text for text in (finding.message, finding.hint))
             moved.append(dataclasses.replace(finding, message=message, hint=hint, line=line, end_line=end_line, fix=fix, extra=extra))
         for problem in problems:
-            if problem.path == path and problem.kind == "syntax-error" and self.cells:
+            if problem.path == path and problem.kind in ("syntax-error", "invalid-noqa") and self.cells:
                 cell, problem.line = self.where(problem.line)
                 problem.cell = cell.number
         return moved, list(problems)

@@ -23,7 +23,7 @@ from trainwell.lint.context import FileContext
 from trainwell.lint.discover import discover
 from trainwell.lint.index import ProjectIndex
 from trainwell.lint.rules import all_rules
-from trainwell.lint.suppress import suppressed
+from trainwell.lint.suppress import suppressed, unknown_codes
 from trainwell.diagnostic import Finding
 from trainwell.errors import TrainwellError
 
@@ -85,7 +85,9 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         ctx.project = project
     ctx.target_version = target_version
     findings: list[Finding] = []
-    problems: list[Problem] = []
+    problems = [Problem("invalid-noqa", path, f"{code} in `{comment}` is no trainwell code, so it silences nothing; "
+                        "write a catalog code (`trainwell rule --all`) or remove it", line, column)
+                for line, column, code, comment in unknown_codes(ctx.lines)]
     if not force and not ctx.uses_torch:
         return findings, problems
     rules = all_rules()
