@@ -19,6 +19,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 def _ddp_worker(rank: int, store: str, results: dict) -> None:
     """Four SGD steps per forward route on two gloo ranks fed different data; reports the max weight gap."""
+    torch.set_num_threads(1)  # a forked child must not reuse the parent's OpenMP team (it hangs in gomp barriers)
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=2)
     out = {}
     for route in ("wrapper", "module", "module_then_wrapper"):

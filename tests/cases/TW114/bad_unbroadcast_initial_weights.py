@@ -11,6 +11,7 @@ from torch import nn
 
 
 def worker(rank, world_size, store):
+    torch.set_num_threads(1)  # one CPU thread per rank (and no OpenMP team inherited through fork)
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size)
     torch.manual_seed(rank)  # a per-rank seed, meant for data order, also draws the initial weights
     model = nn.Sequential(nn.Linear(6, 12), nn.Tanh(), nn.Linear(12, 1))
