@@ -19,7 +19,7 @@ from torch import nn
 
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
-from trainwell.fit import distributed, loop, preflight, rundir, saving
+from trainwell.fit import distributed, factories, loop, preflight, rundir, saving
 from trainwell.fit.accumulate import Windows
 from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
 from trainwell.fit.data import make_source
@@ -72,7 +72,7 @@ class Trainer:
     def __init__(
         self,
         model: nn.Module,
-        optimizer: torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer],
+        optimizer: torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer] | str,
         loss: Callable[[Any, Any], torch.Tensor] | None = None,
         step: Callable[[nn.Module, Any], Any] | None = None,
         scheduler: Any = None,
@@ -102,6 +102,7 @@ class Trainer:
         progress: bool = True,
         num_workers: int | None = None,
         strategy: str = "auto",    # "auto" (DDP under torchrun with N > 1) | "ddp" | "fsdp" | "none"
+        optimizer_args: dict[str, Any] | None = None,  # with optimizer="adamw": its keyword arguments
     ) -> None:
         if not isinstance(model, nn.Module):
             raise TrainwellError(f"model is a {type(model).__name__}; pass an nn.Module")
@@ -137,6 +138,11 @@ class Trainer:
                     "must be built after: pass a factory, e.g. lambda params: "
                     "torch.optim.AdamW(params, lr=1e-3)")
             distributed.shard_model(self.model)
+        if isinstance(optimizer, str):  # by name, built as `trainwell fit` builds it (fused, else foreach)
+            optimizer = factories.named_optimizer(optimizer, optimizer_args, self.model)
+        elif optimizer_args is not None:
+            raise TrainwellError("optimizer_args goes with an optimizer given by name, e.g. "
+                                 "optimizer='adamw', optimizer_args={'lr': 1e-3}")
         if isinstance(optimizer, torch.optim.Optimizer):
             self.optimizer = optimizer
         elif callable(optimizer):
