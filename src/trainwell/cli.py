@@ -19,6 +19,9 @@ from trainwell import __version__
 from trainwell.errors import TrainwellError, internal_error, user_frames
 from trainwell.terminal import paint
 
+# the modules of the `trainwell[torch]` extra (import names): `fit`, `run`, `memory`, `verify-resume` need them
+TORCH_EXTRA = frozenset({"torch", "numpy", "yaml", "tqdm", "safetensors", "sklearn", "matplotlib"})
+
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "fit": ("trainwell.fit.command", "train a model with the trainwell Trainer (default: an MLP on scikit-learn's digits)"),
@@ -100,14 +103,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("trainwell: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing in TORCH_EXTRA and not user_frames(error):
+            return _report(f"`trainwell {_command_in(argv)}` needs {missing}, which the light install leaves out: "
+                           f"pip install \"trainwell[torch]\" (in a clone: pip install \".[torch]\")", 2)
+        return _crash(error, debug)
     except Exception as error:  # not a mistake trainwell knows: still one line, unless --debug
-        if debug:
-            traceback.print_exc()
-        if user_frames(error):
-            from trainwell.errors import describe_user_error
+        return _crash(error, debug)
 
-            return _report(describe_user_error(error, "your code"), 1)
-        return _report(internal_error(error), 1)
+
+def _crash(error: Exception, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    if user_frames(error):
+        from trainwell.errors import describe_user_error
+
+        return _report(describe_user_error(error, "your code"), 1)
+    return _report(internal_error(error), 1)
+
+
+def _command_in(argv: Sequence[str]) -> str:
+    """The subcommand named in ``argv`` (for a message), or ``COMMAND``."""
+    return next((item for item in argv if item in SUBCOMMANDS), "COMMAND")
 
 
 def _report(message: str, code: int) -> int:

@@ -154,7 +154,12 @@ def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -
         "train_loss": loss_sum / loss_count if loss_count else math.nan,
     }
     if val_source is not None:
-        for name, value in tr._evaluate_source(val_source).items():
+        try:
+            values = tr._evaluate_source(val_source)
+        except Exception:
+            _keep_epoch(tr)
+            raise
+        for name, value in values.items():
             record[f"val_{name}"] = value
     record["lr"] = float(tr.optimizer.param_groups[0]["lr"])
     record["time_s"] = time.perf_counter() - started
@@ -173,6 +178,14 @@ def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -
     tr._save_checkpoint(best=improved)
     tr._callbacks.fire("on_epoch_end", tr, state, record)
     return record
+
+
+def _keep_epoch(tr: Trainer) -> None:
+    """Validation failed after an epoch of training: checkpoint the trained epoch first, so a
+    resume validates it again instead of training it again (one process; under DDP the
+    other ranks may be inside a collective)."""
+    if tr._dist is None and tr.run_dir is not None:
+        tr._save_checkpoint()
 
 
 def _track_best(tr: Trainer, state: TrainState, record: dict[str, Any]) -> bool:

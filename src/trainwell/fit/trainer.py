@@ -21,6 +21,7 @@ from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
 from trainwell.fit import distributed, factories, loop, preflight, rundir, saving
 from trainwell.fit.accumulate import Windows
+from trainwell.fit.batch import Route
 from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
 from trainwell.fit.data import make_source
 from trainwell.fit.evaluate import evaluate_batches, predict_batches, resolve_metrics
@@ -75,6 +76,8 @@ class Trainer:
         optimizer: torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer] | str,
         loss: Callable[[Any, Any], torch.Tensor] | None = None,
         step: Callable[[nn.Module, Any], Any] | None = None,
+        eval_step: Callable[[nn.Module, Any], Any] | None = None,
+        predict_step: Callable[[nn.Module, Any], Any] | None = None,
         scheduler: Any = None,
         scheduler_interval: str = "epoch",
         metrics: Any = None,
@@ -108,6 +111,10 @@ class Trainer:
             raise TrainwellError(f"model is a {type(model).__name__}; pass an nn.Module")
         if loss is not None and step is not None:
             raise TrainwellError("pass loss= or step=, not both: step(model, batch) computes the loss")
+        for name, hook in (("step", step), ("eval_step", eval_step), ("predict_step", predict_step)):
+            if hook is not None and not callable(hook):
+                raise TrainwellError(f"{name}= is a {type(hook).__name__}; pass a "
+                                     f"callable(model, batch), or None for the batch rule")
         _positive("max_epochs", max_epochs)
         _positive("batch_size", batch_size)
         _positive("accumulate", accumulate)
@@ -159,6 +166,7 @@ class Trainer:
             scheduler = scheduler(self.optimizer)
         self.scheduler = scheduler
         self.loss_fn, self.step_fn = loss, step
+        self.eval_step_fn, self.predict_step_fn = eval_step, predict_step
         self.metrics = resolve_metrics(metrics)
         self.max_epochs, self.max_steps = int(max_epochs), max_steps
         self.batch_size = int(batch_size)
@@ -183,23 +191,26 @@ class Trainer:
         options = compile if isinstance(compile, dict) else {}
         plain = torch.compile(self.model, **options) if compile else self.model
         runner_args = (loss, step, self.optimizer, self.precision, self._schedule, clip_grad_norm)
+        # The batch rule reads the plain model's forward signature, once.
+        phases = dict(route=Route(self.model, loss is not None), eval_fn=eval_step,
+                      predict_fn=predict_step)
         # Evaluation and prediction run the plain module: DDP's forward would
         # start collectives that ranks with fewer evaluation batches never join.
         # (An FSDP module is sharded in place: it gathers in every forward.)
         self._eval_runner = StepRunner(plain, *runner_args, self.model,
-                                       skip_nonfinite=nonfinite == "skip")
+                                       skip_nonfinite=nonfinite == "skip", **phases)
         if self._dist is None:
             self._runner = self._eval_runner
         elif self._fsdp:  # the sharded module itself; ranks agree on skipped batches
             self._runner = distributed.AgreedStepRunner(plain, *runner_args, self.model,
                                                         skip_nonfinite=nonfinite == "skip",
-                                                        group=self._dist)
+                                                        group=self._dist, **phases)
         else:
             wrapped = self._dist.wrap(self.model)
             forward = torch.compile(wrapped, **options) if compile else wrapped
             self._runner = distributed.DDPStepRunner(forward, *runner_args, wrapped,
                                                      skip_nonfinite=nonfinite == "skip",
-                                                     group=self._dist)
+                                                     group=self._dist, **phases)
         self.state = TrainState()
         self._stop = self._stop_requested = False
         self._interrupted: str | bool = False  # the signal's name once one arrived
@@ -235,6 +246,8 @@ class Trainer:
                            if train.num_batches is not None else None)
         planned = self._planned_steps(steps_per_epoch)
         self._preflight(train, planned)
+        if val is not None:
+            self._probe_validation(val)
 
         self.state = TrainState()
         self._stop = self._stop_requested = self._interrupted = False
@@ -283,7 +296,29 @@ class Trainer:
             finally:
                 if failed and how in (rundir.NEW, rundir.REPLACE) and main and not self._saved:
                     rundir.discard(self.run_dir, created)  # failed before its first checkpoint
+                elif failed and main and self._saved:
+                    self._report_failure()
         return result
+
+    def _probe_validation(self, val: Any) -> None:
+        """One validation batch through the whole evaluation path (metrics included), before
+        the first step: a batch, model or metric mismatch fails in seconds, not after an epoch.
+
+        Runs before the seeds are set (eval mode, inference mode): training is unchanged.
+        """
+        with contextlib.closing(val.epoch(0)) as batches:
+            batch = next(batches, None)
+        if self._fsdp and self._dist.any(batch is None):
+            return  # every rank must join the same gathering forwards
+        if batch is not None:
+            evaluate_batches(self._eval_runner, self.model, [batch], self.metrics, self.device)
+
+    def _report_failure(self) -> None:
+        """A run that failed after writing a checkpoint keeps it: say where and how to go on."""
+        print(f"trainwell: the run failed at step {self.state.step} (epoch {self.state.epoch + 1}); "
+              f"{self.run_dir} keeps its checkpoints (last: {self._last_checkpoint}): fix the "
+              f"error and resume with resume={str(self.run_dir)!r} "
+              f"(trainwell fit --resume {self.run_dir})", file=sys.stderr)
 
     def _claim_run_dir(self, resume: str | Path | None) -> str | None:
         """How this run may use ``run_dir`` (see rundir.py); None without one. Reads only."""

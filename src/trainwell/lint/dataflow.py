@@ -104,6 +104,52 @@ def no_grad_nodes(ctx: FileContext) -> set[int]:
     return found
 
 
+def _backpropagated_names(ctx: FileContext, scope: ast.AST) -> dict[str, list[ast.Name]]:
+    """name -> the names, at the places where ``scope`` backpropagates that name (``loss.backward()``, ``scaler.scale(loss).backward()``,
+    ``accelerator.backward(loss)``, ``torch.autograd.backward(loss)``, ``self.manual_backward(loss)``); cached per scope."""
+    cache = ctx.__dict__.setdefault("_backpropagated_names", {})
+    if id(scope) in cache:
+        return cache[id(scope)]
+    found: dict[str, list[ast.Name]] = {}
+    for node in scope_nodes(ctx, scope):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        receiver, name = node.func.value, node.func.attr
+        if name == "backward" and not node.args and isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
+                and receiver.func.attr == "scale" and len(receiver.args) == 1:
+            tensor = receiver.args[0]
+        elif name == "backward" and not node.args:
+            tensor = receiver
+        elif name == "manual_backward" or (name == "backward" and (ctx.qualname(node.func) == "torch.autograd.backward"
+                                                                   or (key_of(receiver) or "").rsplit(".", 1)[-1] in ("accelerator", "fabric"))):
+            tensor = node.args[0] if node.args else None
+        else:
+            continue
+        if isinstance(tensor, ast.Name):
+            found.setdefault(tensor.id, []).append(tensor)
+    cache[id(scope)] = found
+    return found
+
+
+def backpropagated(ctx: FileContext, scope: ast.AST, use: ast.Name, values: list[ast.AST]) -> bool:
+    """Whether ``scope`` calls ``backward()`` on the value of ``use`` that ``values`` (what reaches it) hold: the
+    same assignment reaches the backward, so the use sees a tensor proven to carry an autograd graph. A backward
+    of ``use`` itself is not evidence (TW108 asks whether that very backward has a graph)."""
+    tensors = _backpropagated_names(ctx, scope).get(use.id)
+    if not tensors:
+        return False
+    plain = next((v for v in values if not isinstance(v, ast.AugAssign)), None)
+    if isinstance(plain, (ast.For, ast.AsyncFor)):
+        return False
+    for tensor in tensors:
+        if tensor is use:
+            continue
+        there = reaching(ctx, scope, use.id, tensor.lineno)
+        if next((v for v in there if not isinstance(v, ast.AugAssign)), None) is plain and len(there) == len(values):
+            return True
+    return False
+
+
 class Graph:
     """Does an expression carry an autograd graph back to a model? (``connected``), and was it cut on the way? (``cut``).
 
@@ -152,6 +198,8 @@ class Graph:
             return False
         self._seen.add((node.id, self.line))
         values = reaching(self.ctx, self.scope, node.id, self.line)
+        if backpropagated(self.ctx, self.scope, node, values):
+            return True  # `backward()` is called on this very value elsewhere: it carries a graph, whatever built it
         if not values:
             return self.bound.get(node.id, False)
         result = False
@@ -168,6 +216,8 @@ class Graph:
     def _element(self, node: Element, depth: int) -> bool:
         """One item of an unpacked value: read from a helper that returns a tuple, else unknown."""
         call = node.value
+        if isinstance(call, ast.Call) and self._model_call(call):
+            return True  # every output of a model's forward pass carries its graph (`recon, mu, logvar = model(x)`)
         helper = self._helper(call.func) if isinstance(call, ast.Call) else None
         returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)] if helper is not None else []
         items = [r.elts[node.index] for r in returns if isinstance(r, ast.Tuple) and len(r.elts) > node.index]
@@ -210,12 +260,9 @@ class Graph:
             wrapped = any(self.connected(a, depth + 1) for a in call.args)
             self.cut = cut_before or wrapped or self.cut
             return False
-        key = key_of(func)
-        role = self.ctx.role(key)
-        if role is not None and role.kind == "model":
+        if self._model_call(call):
             return True
-        if isinstance(func, ast.Attribute) and func.attr == "forward" and self.ctx.is_model(key_of(func.value)):
-            return True
+        role = self.ctx.role(key_of(func))
         if role is not None and role.kind == "loss" or qual.startswith("torch"):
             return last not in self._no_grad_functions and any(self.connected(a, depth + 1) for a in args)
         helper = self._helper(func)
@@ -232,6 +279,13 @@ class Graph:
                 return False  # a method of a detached tensor (`.detach().requires_grad_()`): known, and cut
         self.unknown = True
         return False
+
+    def _model_call(self, call: ast.Call) -> bool:
+        """``model(x)`` or ``model.forward(x)`` of a key known to hold a model."""
+        func = call.func
+        if self.ctx.is_model(key_of(func)):
+            return True
+        return isinstance(func, ast.Attribute) and func.attr == "forward" and self.ctx.is_model(key_of(func.value))
 
     def _through(self, helper: ast.AST, call: ast.Call, depth: int) -> bool:
         """A local function or method: connected when one of its returns is, given which arguments were."""

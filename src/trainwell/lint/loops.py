@@ -129,10 +129,27 @@ class Analysis(Ownership):
             isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
             or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
             for n in scope_nodes(self.ctx, fn)
-        ) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), []))
+        ) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
+            or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._project_callees(fn))
         for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
             found = found or self._interesting(nested, seen | {fn})
         self._memo[id(fn)] = found
+        return found
+
+    def _project_callees(self, fn: ast.AST) -> list[Function]:
+        """Functions of other files of the project that ``fn`` calls by an imported name (``train_step(...)`` after
+        ``from engine import train_step``): a per-batch helper there may hold the whole step."""
+        project = self.ctx.project
+        if project is None:
+            return []
+        home = self.ctx.home(fn)
+        imported = home.imports.keys() | home.relative_imports.keys()
+        found = []
+        for node in scope_nodes(self.ctx, fn):
+            if isinstance(node, ast.Call) and (key_of(node.func) or "").partition(".")[0] in imported:
+                target = project.function(home, node.func)
+                if target is not None:
+                    found.append(target[1])
         return found
 
     def _decorated_grad(self, fn: Function) -> bool | None:

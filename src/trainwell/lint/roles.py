@@ -26,7 +26,7 @@ SCHEDULERS = {
     "OneCycleLR": "step", "CyclicLR": "step", "LambdaLR": "unknown", "MultiplicativeLR": "unknown",
     "LinearLR": "unknown", "ConstantLR": "unknown", "SequentialLR": "unknown", "ChainedScheduler": "unknown",
 }
-_SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
+SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
 _STEP_WORDS = re.compile(r"len\(|step|iter|batch|warmup", re.I)
 _EPOCH_WORDS = re.compile(r"epoch", re.I)
 _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
@@ -103,7 +103,7 @@ class RoleIndex:
         kind = SCHEDULERS.get(cls, "step" if "schedule" in cls else "unknown")
         if kind in ("step", "unknown"):
             return kind
-        sizes = [k.value for k in call.keywords if k.arg in _SIZE_ARGS] + list(call.args[1:2])
+        sizes = [k.value for k in call.keywords if k.arg in SIZE_ARGS] + list(call.args[1:2])
         text = " ".join(ast.unparse(s) for s in sizes)
         if _STEP_WORDS.search(text):
             return "step"
