@@ -61,3 +61,63 @@ def test_tw301_discriminator_of_another_file_ending_in_sigmoid(tmp_path):
 def test_tw301_discriminator_of_another_file_ending_in_a_linear_layer(tmp_path):
     root = _write(tmp_path, {"models.py": DISCRIMINATOR.format(last=""), "gan.py": GAN})
     assert _found(root, "TW301") == []
+
+
+DATA = '''
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def get_loaders(batch_size):
+    train = TensorDataset(torch.randn(30, 8), torch.randint(0, 2, (30,)))
+    train_loader = DataLoader(train, batch_size=batch_size, shuffle=True{drop})
+    return train_loader, DataLoader(train, batch_size=batch_size)
+'''
+
+METERS = '''
+class Averager:
+    def __init__(self):
+        self.n, self.v = 0, 0.0
+
+    def add(self, x):
+        self.v += x
+        self.n += 1
+
+    def item(self):
+        return self.v / self.n
+'''
+
+TRAIN = '''
+import torch
+from torch import nn
+from data import get_loaders
+from meters import Averager
+
+train_loader, val_loader = get_loaders(8)
+model = nn.Linear(8, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(3):
+    total = 0.0
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    print(total / len(train_loader))
+    meter = Averager()
+    with torch.no_grad():
+        for x, y in val_loader:
+            meter.add(nn.functional.cross_entropy(model(x), y).item())
+    print(meter.item())
+'''
+
+
+def test_tw302_loader_and_averager_of_other_files(tmp_path):
+    root = _write(tmp_path, {"data.py": DATA.format(drop=""), "meters.py": METERS, "train.py": TRAIN})
+    assert _found(root, "TW302") == [("train.py", 18), ("train.py", 22)]
+
+
+def test_tw302_full_batches_of_a_loader_of_another_file(tmp_path):
+    root = _write(tmp_path, {"data.py": DATA.format(drop=", drop_last=True"), "meters.py": METERS, "train.py": TRAIN})
+    assert _found(root, "TW302") == [("train.py", 22)]  # the validation loader keeps its short last batch
