@@ -8,7 +8,7 @@ from torch import nn
 from trainwell.errors import TrainwellError
 from trainwell.fit import factories
 from trainwell.fit.config import OptimizerConfig
-from trainwell.fit.kernels import FOR_LOOP, FOREACH, FUSED, build_fastest, implementation
+from trainwell.fit.kernels import FOR_LOOP, FOREACH, FUSED, build_fastest, describe, implementation
 from trainwell.fit.trainer import Trainer
 
 
@@ -71,7 +71,7 @@ def test_trainer_takes_an_optimizer_by_name_built_as_the_cli_builds_it():
     trainer = Trainer(by_name, "adamw", optimizer_args={"lr": 1e-2, "weight_decay": 0.1},
                       loss=nn.CrossEntropyLoss(), max_epochs=2, batch_size=8, progress=False, device="cpu")
     trainer.fit((x, y))
-    assert type(trainer.optimizer) is torch.optim.AdamW and implementation(trainer.optimizer) == FUSED
+    assert type(trainer.optimizer) is torch.optim.AdamW and describe(trainer.optimizer) == "AdamW, fused step"
     Trainer(own, lambda p: torch.optim.AdamW(p, lr=1e-2, weight_decay=0.1, fused=True),
             loss=nn.CrossEntropyLoss(), max_epochs=2, batch_size=8, progress=False, device="cpu").fit((x, y))
     for key, value in own.state_dict().items():

@@ -136,12 +136,11 @@ class ConfigFile(Callback):
         self.text, self.name = text, name
 
     def on_fit_start(self, trainer: Any, state: Any) -> None:
-        from trainwell.fit.kernels import implementation
+        from trainwell.fit.kernels import describe
 
-        optimizer = trainer.optimizer
         path = Path(trainer.run_dir) / self.name
         tmp = path.with_name(f".{self.name}.tmp-{os.getpid()}")
-        tmp.write_text(f"{self.text}# ran: {type(optimizer).__name__}, {implementation(optimizer)} step\n")
+        tmp.write_text(f"{self.text}# ran: {describe(trainer.optimizer)}\n")
         os.replace(tmp, path)  # a reader sees the old config or the new one, whole
 
 

@@ -90,12 +90,10 @@ class StartSummary(Callback):
         self.facts = (parameters, precision, steps, batch_size, accumulate, world, run_dir)
 
     def on_fit_start(self, trainer: Any, state: Any) -> None:
-        from trainwell.fit.kernels import implementation
+        from trainwell.fit.kernels import describe
 
         parameters, precision, *rest = self.facts
-        optimizer = trainer.optimizer
-        print_start(parameters, trainer.device, precision, *rest,
-                    optimizer=f"{type(optimizer).__name__}, {implementation(optimizer)} step")
+        print_start(parameters, trainer.device, precision, *rest, optimizer=describe(trainer.optimizer))
 
 
 def _fmt(value: Any) -> str:

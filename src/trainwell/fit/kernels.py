@@ -80,3 +80,11 @@ def implementation(optimizer: torch.optim.Optimizer) -> str:
 def has_sparse_gradients(model: nn.Module) -> bool:
     """Whether a layer of ``model`` makes sparse gradients (an embedding with ``sparse=True``)."""
     return any(isinstance(m, (nn.Embedding, nn.EmbeddingBag)) and m.sparse for m in model.modules())
+
+
+def describe(optimizer: Any) -> str:
+    """``AdamW, fused step``; for several named optimizers (``OptimizerSet``) each by name."""
+    several = getattr(optimizer, "optimizers", None)
+    if isinstance(several, dict):
+        return "; ".join(f"{name}: {describe(opt)}" for name, opt in several.items())
+    return f"{type(optimizer).__name__}, {implementation(optimizer)} step"

@@ -277,8 +277,20 @@ class Graph:
                 return func.attr not in self._no_grad_methods
             if self.cut != cut_before:
                 return False  # a method of a detached tensor (`.detach().requires_grad_()`): known, and cut
+            if self._fresh_tensor(func.value):
+                return any(self.connected(a, depth + 1) for a in args)  # `losses.mean()` of `losses = torch.zeros(n)`
         self.unknown = True
         return False
+
+    def _fresh_tensor(self, node: ast.expr) -> bool:
+        """A name every reaching value of which is a new tensor from torch (``torch.zeros(n)``): not a module, not an
+        object of unknown kind, and without a graph of its own."""
+        if not isinstance(node, ast.Name):
+            return False
+        values = reaching(self.ctx, self.scope, node.id, self.line)
+        return bool(values) and all(
+            isinstance(v, ast.Call) and (q := self.ctx.call_name(v) or "").startswith("torch.") and q.rsplit(".", 1)[-1] in _NO_GRAD_FUNCTIONS
+            for v in values)
 
     def _model_call(self, call: ast.Call) -> bool:
         """``model(x)`` or ``model.forward(x)`` of a key known to hold a model."""
@@ -300,3 +312,63 @@ class Graph:
         self.cut |= inner.cut
         self.unknown |= inner.unknown
         return found
+
+
+_STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft", "setdefault", "add_", "copy_"}
+
+
+def sealed(ctx: FileContext, scope: ast.AST) -> bool:
+    """Whether no autograd graph built in the function ``scope`` can leave it: it backpropagates nothing, and
+    everything it returns, yields, stores (attributes, items, containers) or hands to another callable is proven
+    graph-free (``losses[k] = loss.item()``; ``return out`` of floats). Then a forward pass inside it is evaluation,
+    whatever its caller does next (``estimate_loss()`` every N steps of a training loop). Cached per function."""
+    cache = ctx.__dict__.setdefault("_sealed", {})
+    if id(scope) not in cache:
+        cache[id(scope)] = _sealed(ctx, scope)
+    return cache[id(scope)]
+
+
+def _sealed(ctx: FileContext, scope: ast.AST) -> bool:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    leaving: list[tuple[ast.AST, int]] = []  # (value that leaves, line)
+    for node in scope_nodes(ctx, scope):
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False  # a closure or a global may keep anything
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else None
+            if name in ("backward", "manual_backward", "step") or (ctx.qualname(func) or "") == "torch.autograd.grad":
+                return False  # it trains (or takes gradients) itself
+            if name in _STORES or not _harmless_callee(ctx, node):
+                leaving += [(a, node.lineno) for a in [*node.args, *(k.value for k in node.keywords)]]
+        elif isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
+            leaving.append((node.value, 10**9))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not all(_local_target(t) for t in targets):
+                leaving.append((node.value, node.lineno))
+    for value, line in leaving:
+        graph = Graph(ctx, scope, line)
+        if graph.connected(value) or graph.unknown:
+            return False
+    return True
+
+
+def _local_target(target: ast.AST) -> bool:
+    """A name, or a tuple of names (``logits, loss = model(x, y)``): the value stays in the function."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_local_target(t) for t in target.elts)
+    return isinstance(target, ast.Name) or isinstance(target, ast.Starred) and _local_target(target.value)
+
+
+def _harmless_callee(ctx: FileContext, call: ast.Call) -> bool:
+    """A callable that cannot keep its arguments: torch's functions, a model or loss of the file, builtins such as
+    ``print``/``len``, and methods of values that are themselves local names (a tensor's ``.mean()``)."""
+    func = call.func
+    qual = ctx.qualname(func) or ""
+    if qual.startswith("torch") or ctx.role(key_of(func)) is not None:
+        return True
+    if isinstance(func, ast.Name):
+        return func.id in _BUILTINS and func.id not in ("setattr", "exec", "eval", "globals", "vars")
+    return False

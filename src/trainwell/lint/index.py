@@ -167,6 +167,38 @@ class ProjectIndex:
 
     def function(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, Function] | None:
         """The function of another file of the tree that a call's callee names (``train_one_epoch``, ``engine.evaluate``)."""
+        found = self._definition(importer, func, "def {}(")
+        fn = found[0].functions.get(found[1]) if found is not None else None
+        return (found[0], fn) if found is not None and fn is not None else None  # type: ignore[index]
+
+    def class_def(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, ast.ClassDef] | None:
+        """The class of another file of the tree that a name of ``importer`` stands for (``GPT`` after ``from model import GPT``)."""
+        found = self._definition(importer, func, "class {}")
+        cls = found[0].classes.get(found[1]) if found is not None else None
+        return (found[0], cls) if found is not None and cls is not None else None  # type: ignore[index]
+
+    def module_class(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, str] | None:
+        """The file of the tree and the name of the ``nn.Module`` class that the callee ``func`` names through
+        ``importer``'s imports (``from models import Net``, ``from .models import Net``, ``models.Net`` after ``import
+        models``, ``from models import *``), or None."""
+        name = key_of(func)
+        if name is None or name in importer.classes:
+            return None
+        found = self.class_def(importer, func)
+        if found is None and "." not in name and name not in importer.imports and name not in importer.relative_imports:
+            for node in importer.tree.body:  # star imports of the tree's modules
+                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
+                    path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
+                    target = self.context(path) if path is not None else None
+                    if target is not None and target is not importer and name in target.classes:
+                        found = target, target.classes[name]
+                        break
+        if found is None or not found[0].is_module_class(found[1].name):
+            return None
+        return found[0], found[1].name
+
+    def _definition(self, importer: FileContext, func: ast.expr, spelling: str) -> tuple[FileContext, str] | None:
+        """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to."""
         name = key_of(func)
         if name is None:
             return None
@@ -186,13 +218,12 @@ class ProjectIndex:
         if "." in attr or not module and not level:
             return None
         path = self.module_file(Path(importer.path), module, level, self.search_folders(importer))
-        if path is not None and f"def {attr}(" not in self._text(path):
-            return None  # no such function there: no need to parse the file
+        if path is not None and spelling.format(attr) not in self._text(path):
+            return None  # no such definition there: no need to parse the file
         target = self.context(path) if path is not None else None
         if target is None or target is importer:
             return None
-        fn = target.functions.get(attr)
-        return (target, fn) if fn is not None else None
+        return target, attr
 
     def _text(self, path: Path) -> str:
         if path not in self._texts:

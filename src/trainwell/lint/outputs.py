@@ -8,7 +8,6 @@ the input back through local assignments, model forwards (a local module's
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 from trainwell.lint.context import FileContext, key_of, strip_identity
 from trainwell.lint.dataflow import reaching
@@ -51,6 +50,8 @@ def kind(ctx: FileContext, expr: ast.AST | None, scope: ast.AST, line: int, dept
     if role is not None and role.kind == "model" and role.node is not None:
         if role.cls in _MODULES:
             return _MODULES[role.cls]
+        if "home" in role.info:  # a module class of another file of the tree: read in its own file
+            return model_output(role.info["home"], None, role.cls, depth)
         return model_output(ctx, role.node, role.cls, depth)
     built = _built_from_project_class(ctx, key_of(func)) if role is None or role.node is None else None
     if built is not None:
@@ -140,24 +141,5 @@ def _built_from_project_class(ctx: FileContext, key: str | None) -> tuple[FileCo
 
 def project_class(ctx: FileContext, func: ast.expr) -> tuple[FileContext, str] | None:
     """The file of the tree and the name of the ``nn.Module`` class that the callee ``func`` names through this
-    file's imports (``from models import Net``, ``from .models import Net``, ``from models import *``), or None."""
-    project, name = ctx.project, key_of(func)
-    if project is None or name is None or "." in name or name in ctx.classes:
-        return None
-    if name in ctx.relative_imports:
-        level, module, attr = ctx.relative_imports[name]
-        candidates = [(module, level, attr)]
-    elif name in ctx.imports:
-        module, _, attr = ctx.imports[name].rpartition(".")
-        candidates = [(module, 0, attr)]
-    else:  # star imports of the tree's modules
-        candidates = [(n.module or "", n.level, name) for n in ctx.tree.body
-                      if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)]
-    for module, level, attr in candidates:
-        if not module and not level:
-            continue
-        path = project.module_file(Path(ctx.path), module, level)
-        target = project.context(path) if path is not None else None
-        if target is not None and target is not ctx and attr in target.classes and target.is_module_class(attr):
-            return target, attr
-    return None
+    file's imports (see :meth:`trainwell.lint.index.ProjectIndex.module_class`), or None."""
+    return ctx.project.module_class(ctx, func) if ctx.project is not None else None
