@@ -61,3 +61,29 @@ def test_the_hugging_face_snippet_predicts_logits_and_resumes_bitwise(tmp_path, 
     again["hf"].fit(loader(with_labels(again["train"]), shuffle=True),
                     val_data=loader(with_labels(again["val"])), resume=middle)
     same_weights(again["hf"].model, scope["hf"].model)
+
+
+def test_the_gan_snippet_trains_two_optimizers_logs_both_losses_and_resumes_bitwise(tmp_path, monkeypatch):
+    gan_code = block("optimize(\"generator\"")
+    monkeypatch.chdir(tmp_path)
+    scope = run(gan_code, {})
+    history = scope["gan_result"].history
+    assert len(history) == 40 and {"train_d_loss", "train_g_loss"} <= set(history[-1])
+    assert (scope["samples"].mean(0) - torch.tensor([2.0, -1.0])).abs().max() < 0.5
+    steps = (tmp_path / "runs" / "gan" / "steps.csv").read_text().splitlines()[0].split(",")
+    assert {"train_d_loss", "train_g_loss"} <= set(steps)
+    checkpoints = tmp_path / "runs" / "gan" / "checkpoints"
+    from trainwell.fit.checkpoint import load_checkpoint
+
+    payload = load_checkpoint(checkpoints / "step-00000304.ckpt")  # after epoch 38
+    assert set(payload["optimizer"]) == {"generator", "discriminator"}
+
+    (tmp_path / "again").mkdir()
+    monkeypatch.chdir(tmp_path / "again")
+    again = run(until_fit(gan_code, "gan_result = gan.fit("), {})
+    resumed = again["gan"].fit(again["real"], resume=checkpoints / "step-00000304.ckpt")
+    same_weights(again["gan"].model, scope["gan"].model)
+    for name, opt in scope["gan"].optimizer.optimizers.items():
+        a, b = opt.state_dict()["state"], again["gan"].optimizer.optimizers[name].state_dict()["state"]
+        assert all(torch.equal(a[i]["exp_avg"], b[i]["exp_avg"]) for i in a), name
+    assert resumed.history[-1] == {**history[-1], "time_s": resumed.history[-1]["time_s"]}

@@ -76,6 +76,18 @@ def step_result(out: Any, hook: str) -> tuple[torch.Tensor, Any, Any]:
     return out["loss"], outputs, out.get("target")
 
 
+def extras_of(out: Any) -> dict[str, torch.Tensor] | None:
+    """The scalars a step returned besides its loss (each is logged as ``train_<name>``)."""
+    if not isinstance(out, Mapping):
+        return None
+    found = {str(k): v.detach() if isinstance(v, torch.Tensor) else torch.tensor(float(v))
+             for k, v in out.items()
+             if k not in ("loss", "outputs", "logits", "target")
+             and (isinstance(v, (int, float)) and not isinstance(v, bool)
+                  or isinstance(v, torch.Tensor) and v.numel() == 1)}
+    return found or None
+
+
 class StepRunner:
     """The micro-step and the optimizer step, with the phases in fixed order.
 
@@ -102,6 +114,7 @@ class StepRunner:
         self.clip = clip_grad_norm
         self.skip_nonfinite = skip_nonfinite
         self.params = [p for g in optimizer.param_groups for p in g["params"]]
+        self.extras: dict[str, torch.Tensor] | None = None  # the last step's other scalars
 
     def outputs_and_target(self, batch: Any) -> tuple[Any, Any]:
         """Run the model on a batch; return its outputs and the batch's target."""
@@ -114,7 +127,9 @@ class StepRunner:
         """The batch's mean loss (under the precision's autocast)."""
         with self.precision.autocast():
             if self.step_fn is not None:
-                return step_result(self.step_fn(self.model, batch), "step=")[0]
+                out = self.step_fn(self.model, batch)
+                self.extras = extras_of(out)
+                return step_result(out, "step=")[0]
             outputs, target = self.outputs_and_target(batch)
             if self.loss_fn is None:
                 return loss_of_outputs(outputs, batch, target)
