@@ -60,16 +60,19 @@ def is_stateful(metric: Any) -> bool:
 
 
 @contextlib.contextmanager
-def eval_mode(model: nn.Module) -> Iterator[None]:
+def eval_mode(model: nn.Module, inference: bool = True) -> Iterator[None]:
     """``model.eval()`` and ``inference_mode`` inside; every module's mode restored after.
 
     Restoring each module's own flag (not ``model.train()``) keeps a submodule
     the user deliberately put in eval mode (a frozen BatchNorm backbone) in it.
+    ``inference=False`` uses ``no_grad`` instead: FSDP's first forward allocates
+    its unsharded parameters, and made under ``inference_mode`` they break every
+    later training forward ("Inference tensors do not track version counter").
     """
     modes = [(m, m.training) for m in model.modules()]
     model.eval()
     try:
-        with torch.inference_mode():
+        with torch.inference_mode() if inference else torch.no_grad():
             yield
     finally:
         for module, training in modes:
@@ -79,18 +82,19 @@ def eval_mode(model: nn.Module) -> Iterator[None]:
 def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any],
                      metrics: dict[str, Any], device: torch.device,
                      reduce: Callable[[torch.Tensor], torch.Tensor] | None = None,
-                     extra_forwards: int = 0) -> dict[str, float]:
+                     extra_forwards: int = 0, inference: bool = True) -> dict[str, float]:
     """Mean loss and metrics over ``batches``, weighted by batch size.
 
     ``reduce`` sums a tensor over processes (DDP): each rank evaluated a shard.
     ``extra_forwards``: FSDP ranks with a shorter shard repeat their last batch,
     uncounted, so that every rank joins as many gathering forwards.
+    ``inference``: see ``eval_mode``.
     """
     stateful = {k: m for k, m in metrics.items() if is_stateful(m)}
     plain = {k: m for k, m in metrics.items() if k not in stateful}
     for m in stateful.values():
         m.reset()
-    with eval_mode(model):
+    with eval_mode(model, inference):
         dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
         sums = torch.zeros(1 + len(plain), dtype=dtype, device=device)
         count = 0

@@ -320,14 +320,16 @@ class Trainer:
         """One validation batch through the whole evaluation path (metrics included), before
         the first step: a batch, model or metric mismatch fails in seconds, not after an epoch.
 
-        Runs before the seeds are set (eval mode, inference mode): training is unchanged.
+        Runs before the seeds are set (eval mode, inference mode; no_grad under FSDP, whose
+        first forward must not be an inference one): training is unchanged.
         """
         with contextlib.closing(val.epoch(0)) as batches:
             batch = next(batches, None)
         if self._fsdp and self._dist.any(batch is None):
             return  # every rank must join the same gathering forwards
         if batch is not None:
-            evaluate_batches(self._eval_runner, self.model, [batch], self.metrics, self.device)
+            evaluate_batches(self._eval_runner, self.model, [batch], self.metrics, self.device,
+                             inference=not self._fsdp)
 
     def _report_failure(self) -> None:
         """A run that failed after writing a checkpoint keeps it: say where and how to go on."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from trainwell.errors import TrainwellError
 
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", default=[], metavar="PATH",
                         help="files or folders to check: Python files and notebooks (default: .); - reads one file from stdin")
     parser.add_argument("--stdin-filename", metavar="PATH", help="with -, the path the text from stdin is reported (and configured) as")
+    parser.add_argument("--force-exclude", action="store_true",
+                        help="apply exclude to files named on the command line too (for pre-commit, which names every file)")
+    parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout (e.g. --format sarif for code scanning)")
     parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
                         help="also search what .gitignore / .ignore files exclude (virtualenvs and build outputs stay skipped)")
     parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
@@ -61,9 +65,11 @@ def run(args: argparse.Namespace) -> int:
     def check() -> runner.Report:
         return runner.run(paths, _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude,
                           preview=args.preview, cache=not args.no_cache, cache_dir=args.cache_dir,
-                          respect_gitignore=args.respect_gitignore, text=text)
+                          respect_gitignore=args.respect_gitignore, text=text, force_exclude=args.force_exclude)
 
     report = check()
+    if not report.files and args.force_exclude and all(Path(p).is_file() for p in paths):
+        return 0  # every named file is excluded on purpose: pre-commit passed only files the project excludes
     if not report.files:
         print(f"trainwell: warning: No Python files found in {', '.join(map(str, paths))} (virtualenvs, build outputs, hidden folders, "
               f"exclude and .gitignore are skipped; --no-respect-gitignore searches ignored files)", file=sys.stderr)
@@ -72,8 +78,16 @@ def run(args: argparse.Namespace) -> int:
         return _diff(report, args.unsafe_fixes)
     if args.fix and _fix(report, args.unsafe_fixes):
         report = check()
-    render(report.findings, report.problems, args.format, sys.stdout, files=report.files, statistics=args.statistics,
-           unsafe_fixes=args.unsafe_fixes)
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as out:
+                render(report.findings, report.problems, args.format, out, files=report.files, statistics=args.statistics,
+                       unsafe_fixes=args.unsafe_fixes)
+        except OSError as error:
+            raise TrainwellError(f"--output-file {args.output_file}: cannot write it ({error.strerror}); give a writable path") from None
+    else:
+        render(report.findings, report.problems, args.format, sys.stdout, files=report.files, statistics=args.statistics,
+               unsafe_fixes=args.unsafe_fixes)
     return 1 if report.failed else 0
 
 

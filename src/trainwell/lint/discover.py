@@ -92,11 +92,12 @@ class _Ignores:
 
 
 def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (), root: Path | None = None,
-             respect_gitignore: bool = True) -> list[Path]:
+             respect_gitignore: bool = True, force_exclude: bool = False) -> list[Path]:
     """The files to check: named files as they are, folders searched (see the module's docstring).
 
     ``exclude`` prunes what the search finds; a folder the user names is
-    searched even when it matches (as a named file is checked).
+    searched even when it matches (as a named file is checked, unless
+    ``force_exclude``: pre-commit names every file it has).
     """
     ignores = _Ignores(respect_gitignore)
     files: list[Path] = []
@@ -105,7 +106,8 @@ def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (
         if not path.exists():
             raise TrainwellError(f"{raw}: no such file or folder; give paths to Python files or folders (default: .)")
         if path.is_file():
-            files.append(path)
+            if not (force_exclude and excluded(path, exclude, root)):
+                files.append(path)
             continue
         patterns = () if excluded(path, exclude, root) else exclude
         files += _walk(path, patterns, root, ignores)

@@ -23,7 +23,7 @@ from trainwell.lint.context import FileContext
 from trainwell.lint.discover import discover
 from trainwell.lint.index import ProjectIndex
 from trainwell.lint.rules import all_rules
-from trainwell.lint.suppress import suppressed
+from trainwell.lint.suppress import suppressed, unknown_codes
 from trainwell.diagnostic import Finding
 from trainwell.errors import TrainwellError
 
@@ -85,7 +85,9 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         ctx.project = project
     ctx.target_version = target_version
     findings: list[Finding] = []
-    problems: list[Problem] = []
+    problems = [Problem("invalid-noqa", path, f"{code} in `{comment}` is no trainwell code, so it silences nothing; "
+                        "write a catalog code (`trainwell rule --all`) or remove it", line, column)
+                for line, column, code, comment in unknown_codes(ctx.lines)]
     if not force and not ctx.uses_torch:
         return findings, problems
     rules = all_rules()
@@ -135,7 +137,7 @@ def resolve_codes(select: Sequence[str] | None, ignore: Sequence[str] | None) ->
 def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
         target_version: tuple[int, int] | str | None = None, force: bool = False, exclude: Sequence[str] = (),
         preview: bool | None = None, cache: bool = False, cache_dir: str | os.PathLike[str] | None = None,
-        respect_gitignore: bool = True, text: str | None = None) -> Report:
+        respect_gitignore: bool = True, text: str | None = None, force_exclude: bool = False) -> Report:
     """Check files and folders with the configuration found above the first path.
 
     ``preview`` None takes the config's; ``cache`` reuses results of unchanged
@@ -143,7 +145,8 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     ``.trainwell_cache`` beside the pyproject.toml, else in the current folder).
     ``respect_gitignore`` False searches folders without the ignore files.
     ``text`` is the source of the one path given (read from stdin), checked
-    alone: that path need not exist.
+    alone: that path need not exist. ``force_exclude`` applies ``exclude``
+    to named files too.
     """
     paths = list(paths) or ["."]
     config = config_mod.load(Path(paths[0]))
@@ -154,7 +157,7 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     if isinstance(target_version, str):
         target_version = config_mod.parse_version(target_version, "--target-version")
     preview = config.preview if preview is None else preview
-    files = [Path(paths[0])] if text is not None else discover(paths, config.exclude, config.root, respect_gitignore)
+    files = [Path(paths[0])] if text is not None else discover(paths, config.exclude, config.root, respect_gitignore, force_exclude)
     roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
     project = ProjectIndex(files if text is None else [], roots, target_version or config.target_version or config_mod.DEFAULT_TARGET)
     cache = cache and text is None
