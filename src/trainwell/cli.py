@@ -19,6 +19,9 @@ from trainwell import __version__
 from trainwell.errors import TrainwellError, internal_error, user_frames
 from trainwell.terminal import paint
 
+# the modules of the `trainwell[torch]` extra (import names): `fit`, `run`, `memory`, `verify-resume` need them
+TORCH_EXTRA = frozenset({"torch", "numpy", "yaml", "tqdm", "safetensors", "sklearn", "matplotlib"})
+
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "fit": ("trainwell.fit.command", "train a model with the trainwell Trainer (default: an MLP on scikit-learn's digits)"),
@@ -32,15 +35,37 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _available_subcommands() -> dict[str, object]:
-    modules = {}
+    modules: dict[str, object] = {}
     for name, (module_name, _) in SUBCOMMANDS.items():
         try:
             modules[name] = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
             if error.name is not None and error.name.startswith("trainwell"):
                 continue  # that part of trainwell is not built yet
+            if (error.name or "").split(".")[0] in TORCH_EXTRA:
+                modules[name] = _NeedsExtra(name, error.name or "")
+                continue
             raise
     return modules
+
+
+def _needs_extra(command: str, module: str) -> TrainwellError:
+    return TrainwellError(f"`trainwell {command}` needs {module.split('.')[0]}, which the light install leaves out: "
+                          f"pip install \"trainwell[torch]\" (in a clone: pip install \".[torch]\")")
+
+
+class _NeedsExtra:
+    """A subcommand whose module needs the ``torch`` extra, in a light install: any arguments, one line saying what to install."""
+
+    def __init__(self, command: str, module: str) -> None:
+        self.command, self.module = command, module
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        parser.epilog = str(_needs_extra(self.command, self.module))
+
+    def run(self, args: argparse.Namespace) -> int:
+        raise _needs_extra(self.command, self.module)
 
 
 class Parser(argparse.ArgumentParser):
@@ -100,14 +125,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("trainwell: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as error:
+        missing = (error.name or "").split(".")[0]
+        if missing in TORCH_EXTRA and not user_frames(error):
+            return _report(str(_needs_extra(_command_in(argv), missing)), 2)
+        return _crash(error, debug)
     except Exception as error:  # not a mistake trainwell knows: still one line, unless --debug
-        if debug:
-            traceback.print_exc()
-        if user_frames(error):
-            from trainwell.errors import describe_user_error
+        return _crash(error, debug)
 
-            return _report(describe_user_error(error, "your code"), 1)
-        return _report(internal_error(error), 1)
+
+def _crash(error: Exception, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    if user_frames(error):
+        from trainwell.errors import describe_user_error
+
+        return _report(describe_user_error(error, "your code"), 1)
+    return _report(internal_error(error), 1)
+
+
+def _command_in(argv: Sequence[str]) -> str:
+    """The subcommand named in ``argv`` (for a message), or ``COMMAND``."""
+    return next((item for item in argv if item in SUBCOMMANDS), "COMMAND")
 
 
 def _report(message: str, code: int) -> int:

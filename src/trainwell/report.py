@@ -85,12 +85,18 @@ def text(findings: Sequence[Finding], problems: Sequence[ProblemLike], out: Text
             out.write(f"{count:6d}  {code}  {CATALOG[code].name}\n")
     if by_path:
         out.write("\n")
-    parts = [f"{len(findings)} finding{'s' * (len(findings) != 1)}"]
+    parts = [f"{len(findings)} finding{'s' * (len(findings) != 1)}"] if findings or problems else []
     if problems:
         parts.append(f"{len(problems)} file error{'s' * (len(problems) != 1)}")
-    checked = f" in {files} file{'s' * (files != 1)}" if files else ""
-    fix_note = fixable_note(findings, unsafe_fixes)
-    out.write(f"{', '.join(parts)}{checked}{': ' + fix_note if fix_note else ''}.\n" if findings or problems else f"All clear{checked}.\n")
+    out.write(_summary(parts, len({x.path for x in [*findings, *problems]}), files, fixable_note(findings, unsafe_fixes)) + "\n")
+
+
+def _summary(parts: Sequence[str], touched: int, files: int, fix_note: str = "") -> str:
+    """``3 findings in 2 of 8 files: ...``: what was found, in how many files, of how many checked (0: not counted)."""
+    if not parts:
+        return f"All clear in {files} file{'s' * (files != 1)}." if files else "All clear."
+    where = f" in {touched} of {files} files" if files > touched else f" in {touched} file{'s' * (touched != 1)}"
+    return f"{', '.join(parts)}{where}{': ' + fix_note if fix_note else ''}."
 
 
 _FIX_LABEL = {"safe": "fix", "unsafe": "unsafe fix (may change behaviour; applied only with --unsafe-fixes)", "display": "suggested change (never applied)"}

@@ -48,7 +48,9 @@ def test_validation_runs_in_eval_and_inference_mode_and_train_mode_returns():
     train = [s for s in model.seen if s[0]]
     val = [s for s in model.seen if not s[0]]
     assert all(not inf for _, inf, _ in train) and len(train) == 8
-    assert all(inf for _, inf, _ in val) and [b for *_, b in val] == [8, 2, 8, 2]
+    # First the one-batch probe before the first step, then each epoch's 8 + 2 samples.
+    assert all(inf for _, inf, _ in val) and [b for *_, b in val] == [8, 8, 2, 8, 2]
+    assert model.seen[0][0] is False and model.seen[1][0] is True  # the probe ran first
     assert model.training
 
 

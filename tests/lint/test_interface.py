@@ -139,6 +139,7 @@ def test_a_named_folder_is_checked_even_when_excluded(tmp_path, capsys):
     _write(tmp_path, "pyproject.toml", '[tool.trainwell]\nexclude = ["skipped"]\n')
     (tmp_path / "skipped").mkdir()
     _write(tmp_path / "skipped", "b.py", BAD_LOAD)
+    _write(tmp_path, "good.py", "x = 1\n")
     assert _run(capsys, str(tmp_path))[0] == 0  # found by the search: pruned
     assert _run(capsys, str(tmp_path / "skipped"))[0] == 1  # named by the user: checked
 

@@ -76,3 +76,64 @@ def test_a_package_helper_resolves_through_a_relative_import(tmp_path):
     findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
     assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
 
+
+
+STEP = '''
+import torch
+
+
+def train_step(model, x, y, optimizer):
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+'''
+
+STEP_MAIN = '''
+import torch
+from torch import nn
+from engine import train_step
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(4, 4), torch.randint(0, 2, (4,)))]
+for epoch in range(3):
+    for x, y in data:
+        train_step(model, x, y, optimizer)
+'''
+
+
+def test_a_per_batch_step_helper_of_another_file_is_walked_from_the_loop(tmp_path):
+    root = _tree(tmp_path, engine=STEP, main=STEP_MAIN)
+    findings = [f for f in run([root]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 7)]
+
+
+def test_a_per_batch_step_helper_that_clears_gradients_is_clean(tmp_path):
+    root = _tree(tmp_path, engine=STEP.replace("    loss.backward()", "    optimizer.zero_grad()\n    loss.backward()"), main=STEP_MAIN)
+    assert run([root]).findings == []
+
+
+def _lib_tree(tmp_path: Path, insert: str) -> Path:
+    (tmp_path / "lib" / "core").mkdir(parents=True)
+    (tmp_path / "lib" / "core" / "__init__.py").write_text("")
+    (tmp_path / "lib" / "core" / "function.py").write_text(textwrap.dedent(ENGINE).replace("def train_one_epoch", "def train"))
+    main = textwrap.dedent(MAIN).replace("from engine import train_one_epoch, accuracy", f"import sys\n{insert}\nfrom core.function import train")
+    (tmp_path / "main.py").write_text(main.replace("train_one_epoch(", "train(").replace("total += accuracy(model(x), y)", "pass"))
+    return tmp_path
+
+
+def test_an_import_after_a_sys_path_edit_resolves_in_that_folder(tmp_path):
+    root = _lib_tree(tmp_path, 'sys.path.insert(0, "lib")')
+    findings = [f for f in run([root]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("function.py", 9)]
+
+
+def test_a_sys_path_edit_built_from_the_file_s_folder_resolves_too(tmp_path):
+    root = _lib_tree(tmp_path, 'import os\nsys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))')
+    assert [f.code for f in run([root]).findings] == ["TW101"]
+
+
+def test_without_the_sys_path_edit_the_import_stays_unknown(tmp_path):
+    root = _lib_tree(tmp_path, "")
+    assert run([root]).findings == []

@@ -34,7 +34,7 @@ from torch.utils.data import (
 )
 
 from trainwell.errors import TrainwellError
-from trainwell.fit.step import TARGET_KEYS
+from trainwell.fit.batch import TARGET_KEYS
 
 
 def move_to(batch: Any, device: torch.device, non_blocking: bool = False) -> Any:

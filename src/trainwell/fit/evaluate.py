@@ -15,7 +15,7 @@ from torch import nn
 
 from trainwell.errors import TrainwellError
 from trainwell.fit.data import batch_size_of, move_to
-from trainwell.fit.step import StepRunner, loss_of_outputs, split_batch
+from trainwell.fit.step import StepRunner
 
 
 def accuracy(outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -60,16 +60,19 @@ def is_stateful(metric: Any) -> bool:
 
 
 @contextlib.contextmanager
-def eval_mode(model: nn.Module) -> Iterator[None]:
+def eval_mode(model: nn.Module, inference: bool = True) -> Iterator[None]:
     """``model.eval()`` and ``inference_mode`` inside; every module's mode restored after.
 
     Restoring each module's own flag (not ``model.train()``) keeps a submodule
     the user deliberately put in eval mode (a frozen BatchNorm backbone) in it.
+    ``inference=False`` uses ``no_grad`` instead: FSDP's first forward allocates
+    its unsharded parameters, and made under ``inference_mode`` they break every
+    later training forward ("Inference tensors do not track version counter").
     """
     modes = [(m, m.training) for m in model.modules()]
     model.eval()
     try:
-        with torch.inference_mode():
+        with torch.inference_mode() if inference else torch.no_grad():
             yield
     finally:
         for module, training in modes:
@@ -79,34 +82,26 @@ def eval_mode(model: nn.Module) -> Iterator[None]:
 def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any],
                      metrics: dict[str, Any], device: torch.device,
                      reduce: Callable[[torch.Tensor], torch.Tensor] | None = None,
-                     extra_forwards: int = 0) -> dict[str, float]:
+                     extra_forwards: int = 0, inference: bool = True) -> dict[str, float]:
     """Mean loss and metrics over ``batches``, weighted by batch size.
 
     ``reduce`` sums a tensor over processes (DDP): each rank evaluated a shard.
     ``extra_forwards``: FSDP ranks with a shorter shard repeat their last batch,
     uncounted, so that every rank joins as many gathering forwards.
+    ``inference``: see ``eval_mode``.
     """
     stateful = {k: m for k, m in metrics.items() if is_stateful(m)}
     plain = {k: m for k, m in metrics.items() if k not in stateful}
     for m in stateful.values():
         m.reset()
-    with eval_mode(model):
+    with eval_mode(model, inference):
         dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
         sums = torch.zeros(1 + len(plain), dtype=dtype, device=device)
         count = 0
         batch = None
         for batch in batches:
             bs = batch_size_of(batch)
-            with runner.precision.autocast():
-                if runner.step_fn is not None:
-                    out = runner.step_fn(model, batch)
-                    loss = out["loss"] if isinstance(out, Mapping) else out
-                    if metrics:
-                        outputs, target = runner.outputs_and_target(batch)
-                else:
-                    outputs, target = runner.outputs_and_target(batch)
-                    loss = loss_of_outputs(outputs) if runner.loss_fn is None \
-                        else runner.loss_fn(outputs, target)
+            loss, outputs, target = runner.evaluate(batch, bool(metrics))
             values = [loss] + [m(outputs, target) for m in plain.values()]
             sums += torch.stack([v.detach().to(device=device, dtype=dtype) for v in values]) * bs
             for m in stateful.values():
@@ -116,11 +111,7 @@ def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any
             if batch is None:
                 raise TrainwellError("strategy='fsdp': a rank has no validation sample; pass at "
                                      "least as many validation samples as processes")
-            with runner.precision.autocast():
-                if runner.step_fn is not None:
-                    runner.step_fn(model, batch)
-                else:
-                    runner.outputs_and_target(batch)
+            runner.evaluate(batch, False)
         if reduce is not None:  # sums and sample counts over all ranks: the exact global mean
             both = reduce(torch.cat([sums, sums.new_tensor([count])]))
             sums, count = both[:-1], int(both[-1].item())
@@ -135,16 +126,13 @@ def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any
 
 
 def predict_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any]) -> Any:
-    """Model outputs over ``batches``, concatenated on the CPU."""
+    """Model outputs over ``batches``, concatenated on the CPU (logits of a Hugging Face-style
+    output)."""
     cpu = torch.device("cpu")
     outs = []
-    with eval_mode(model), runner.precision.autocast():
+    with eval_mode(model):
         for batch in batches:
-            if isinstance(batch, tuple) and len(batch) == 2:
-                args, kwargs = (batch[0],), {}
-            else:
-                args, kwargs, _ = split_batch(batch, runner.loss_fn is not None)
-            outs.append(move_to(runner.forward_fn(*args, **kwargs), cpu))
+            outs.append(move_to(runner.predict(batch), cpu))
     if outs and all(isinstance(o, torch.Tensor) for o in outs):
         return torch.cat(outs)
     return outs

@@ -34,6 +34,11 @@ def torchrun_command(nproc: int, program: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", "torch.distributed.run", *_torchrun_args(nproc, program)]
 
 
+def agent_command(nproc: int, program: Sequence[str]) -> list[str]:
+    """``torchrun_command`` through this module's agent: torchrun without its own failure report."""
+    return [sys.executable, "-m", "trainwell.fit.launch", *_torchrun_args(nproc, program)]
+
+
 def _torchrun_args(nproc: int, program: Sequence[str]) -> list[str]:
     if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
         raise TrainwellError(f"--nproc {nproc!r}: must be a positive integer (processes on this machine)")
@@ -71,14 +76,13 @@ def launch(nproc: int, program: Sequence[str]) -> int:
     if "WORLD_SIZE" in os.environ and "TORCHELASTIC_RUN_ID" in os.environ:
         raise TrainwellError("--nproc given inside a torchrun process; drop --nproc (torchrun "
                              "already started the processes)")
-    args = _torchrun_args(nproc, program)
+    command = agent_command(nproc, program)
     env = child_environment()
     # Share the cores out (torchrun would pin each worker to 1 thread, with a banner).
     env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))
     with tempfile.TemporaryDirectory(prefix="trainwell-failures-") as failures:
         env[FAILURES] = failures
-        proc = subprocess.Popen([sys.executable, "-m", "trainwell.fit.launch", *args], env=env)
-        code = _wait(proc)
+        code = wait(subprocess.Popen(command, env=env))
         first = first_failure(Path(failures))
     if first is not None:
         rank, worker_code, message = first
@@ -89,7 +93,8 @@ def launch(nproc: int, program: Sequence[str]) -> int:
     return code
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> int:
+def wait(proc: subprocess.Popen[bytes]) -> int:
+    """The launched agent's exit code; SIGTERM passed on, Ctrl-C waited through."""
     # SIGTERM to this launcher goes on to torchrun, which passes it to every worker:
     # each finishes its step, the ranks agree, rank 0 checkpoints. (Ctrl-C reaches
     # all of them already: they share the terminal's process group.)

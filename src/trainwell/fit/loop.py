@@ -30,7 +30,9 @@ def _first_size(batch: Any) -> int:
 
 def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -> bool:
     """Train from ``state.batch`` to the end of the epoch or a stop; True if the epoch ended."""
-    micro = tr._runner.micro
+    runner = tr._runner
+    micro = runner.micro
+    extras = tr._pending_extras
     optimizer_step = tr._runner.optimizer_step
     losses, sizes = tr._pending_losses, tr._pending_sizes
     step_hooks = tr._callbacks.on_step_end_targets
@@ -50,6 +52,8 @@ def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -
         if loss is not None:
             losses.append(loss)
             sizes.append(bs)
+            if runner.extras is not None:  # the other scalars a step= returned
+                extras.append((runner.extras, bs))
         else:
             _skipped(tr, state, i)
         i += 1
@@ -119,6 +123,28 @@ def flush(tr: Trainer, state: TrainState) -> None:
     state.epoch_loss_count += count
     losses.clear()
     sizes.clear()
+    if tr._pending_extras:
+        _flush_extras(tr, state)
+
+
+def _flush_extras(tr: Trainer, state: TrainState) -> None:
+    """Add the pending step scalars to the log and epoch sums (read in the same host sync
+    as the losses' interval: one ``tolist``)."""
+    pending = tr._pending_extras
+    values = torch.stack([v.float().reshape(()) for d, _ in pending for v in d.values()]).tolist()
+    it = iter(values)
+    for named, bs in pending:
+        for name in named:
+            v = next(it)
+            for sums in (state.log_extras, state.epoch_extras):
+                total = sums.setdefault(name, [0.0, 0])
+                total[0] += v * bs
+                total[1] += bs
+    pending.clear()
+
+
+def _means(sums: dict[str, list]) -> dict[str, float]:
+    return {f"train_{name}": s / n if n else math.nan for name, (s, n) in sums.items()}
 
 
 def log(tr: Trainer, state: TrainState) -> None:
@@ -133,8 +159,10 @@ def log(tr: Trainer, state: TrainState) -> None:
         "train_loss": state.log_loss_sum / state.log_loss_count if state.log_loss_count else math.nan,
         "lr": float(tr.optimizer.param_groups[0]["lr"]),
         "samples_per_s": state.log_samples / elapsed,
+        **_means(state.log_extras),
     }
     state.log_loss_sum, state.log_loss_count, state.log_samples = 0.0, 0, 0
+    state.log_extras = {}
     tr._log_time = now
     tr._callbacks.fire("on_log", tr, state, record)
     agree_stop(tr)
@@ -157,9 +185,15 @@ def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -
         "epoch": state.epoch + 1,
         "step": state.step,
         "train_loss": loss_sum / loss_count if loss_count else math.nan,
+        **_means(state.epoch_extras),
     }
     if val_source is not None:
-        for name, value in tr._evaluate_source(val_source).items():
+        try:
+            values = tr._evaluate_source(val_source)
+        except Exception:
+            _keep_epoch(tr)
+            raise
+        for name, value in values.items():
             record[f"val_{name}"] = value
     record["lr"] = float(tr.optimizer.param_groups[0]["lr"])
     record["time_s"] = time.perf_counter() - started
@@ -172,12 +206,21 @@ def end_epoch(tr: Trainer, state: TrainState, val_source: Any, started: float) -
     state.batch = 0
     state.epoch_start_step = state.step
     state.epoch_loss_sum, state.epoch_loss_count = 0.0, 0
+    state.epoch_extras = {}
     if tr.early_stopping_patience is not None and state.bad_epochs >= tr.early_stopping_patience:
         tr._stop = True
     agree_stop(tr)
     tr._save_checkpoint(best=improved)
     tr._callbacks.fire("on_epoch_end", tr, state, record)
     return record
+
+
+def _keep_epoch(tr: Trainer) -> None:
+    """Validation failed after an epoch of training: checkpoint the trained epoch first, so a
+    resume validates it again instead of training it again (one process; under DDP the
+    other ranks may be inside a collective)."""
+    if tr._dist is None and tr.run_dir is not None:
+        tr._save_checkpoint()
 
 
 def _track_best(tr: Trainer, state: TrainState, record: dict[str, Any]) -> bool:

@@ -45,6 +45,8 @@ def payload(tr: Trainer) -> dict[str, Any]:
         "pending_losses": (torch.stack([v.float() for v in tr._pending_losses]).cpu()
                            if tr._pending_losses else None),
         "pending_sizes": list(tr._pending_sizes),
+        "pending_extras": [({k: v.cpu() for k, v in named.items()}, bs)
+                           for named, bs in tr._pending_extras],
         # The GLOBAL batch: a run of 2 processes x 32 continues exactly in 1 x 64.
         "data": {"seed": tr.seed, "batch_size": tr.batch_size * tr._world,
                  "accumulate": tr.accumulate, "num_batches": tr._windows.num_batches},
@@ -128,6 +130,8 @@ def restore(tr: Trainer, resume: str | Path) -> dict[str, Any]:
     if data.get("pending_losses") is not None:
         tr._pending_losses.extend(data["pending_losses"].to(tr.device).unbind())
         tr._pending_sizes.extend(data["pending_sizes"])
+    for named, bs in data.get("pending_extras") or ():
+        tr._pending_extras.append(({k: v.to(tr.device) for k, v in named.items()}, bs))
     saved = data.get("data", {})
     now = {"seed": tr.seed, "batch_size": tr.batch_size * tr._world,
            "accumulate": tr.accumulate,

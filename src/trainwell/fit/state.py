@@ -29,6 +29,9 @@ class TrainState:
     log_loss_sum: float = 0.0
     log_loss_count: int = 0
     log_samples: int = 0
+    # The other scalars a step= returns: name -> [batch-size weighted sum, samples].
+    log_extras: dict[str, list] = dataclasses.field(default_factory=dict)
+    epoch_extras: dict[str, list] = dataclasses.field(default_factory=dict)
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def where(self) -> str:

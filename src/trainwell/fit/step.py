@@ -4,21 +4,12 @@ A micro-step:   forward -> loss -> loss / window size -> backward
 An optimizer step, after the last micro-step of a window:
     unscale -> clip -> optimizer.step -> scheduler (per step) -> zero_grad
 
-How a batch reaches the model (the batch rule):
-- ``step=`` given: ``step(model, batch)`` returns the loss, or a dict with "loss";
-- a tuple/list: the last item is the target, the others are the model's
-  positional inputs (a 1-tuple has no target);
-- a dict (Hugging Face style) or a dataclass (read as a dict of its fields):
-  with ``loss=`` given, the target is the first of "labels", "label", "y",
-  "target" and the other entries are keyword inputs; without ``loss=``, the
-  whole dict goes to the model and the loss is ``outputs.loss`` (or
-  ``outputs["loss"]``);
-- a single tensor: the model's only input, no target.
+How a batch reaches the model, in every phase: see batch.py. ``step=`` (training),
+``eval_step=`` (validation, ``evaluate``) and ``predict_step=`` replace it per phase.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,46 +18,14 @@ from torch import nn
 from torch.nn import functional as F
 
 from trainwell.errors import TrainwellError
+from trainwell.fit.batch import Route, logits_of, loss_of_outputs, missing_target
 from trainwell.fit.precision import Precision
 from trainwell.fit.schedule import Schedule
 
-TARGET_KEYS = ("labels", "label", "y", "target")
 # Losses that compare input and target element by element, and so broadcast silently
 # (a UserWarning at most) when the shapes differ: [N, 1] against [N] becomes an [N, N] grid.
 _ELEMENTWISE_MODULES = (nn.MSELoss, nn.L1Loss, nn.SmoothL1Loss, nn.HuberLoss)
 _ELEMENTWISE_FUNCTIONS = (F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss)
-
-
-def split_batch(batch: Any, has_loss_fn: bool) -> tuple[tuple, dict, Any]:
-    """Split a batch into (positional inputs, keyword inputs, target) by the batch rule."""
-    if isinstance(batch, (tuple, list)):
-        if len(batch) == 1:
-            return (batch[0],), {}, None
-        return tuple(batch[:-1]), {}, batch[-1]
-    if dataclasses.is_dataclass(batch) and not isinstance(batch, type):
-        batch = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
-    if isinstance(batch, Mapping):
-        if not has_loss_fn:
-            return (), dict(batch), None
-        for key in TARGET_KEYS:
-            if key in batch:
-                return (), {k: v for k, v in batch.items() if k != key}, batch[key]
-        raise TrainwellError(
-            f"a dict batch with keys {sorted(batch)} has no target; name it one of "
-            f"{', '.join(TARGET_KEYS)}, or pass step=callable(model, batch)"
-        )
-    return (batch,), {}, None
-
-
-def loss_of_outputs(outputs: Any) -> torch.Tensor:
-    """The loss a model returned itself (``outputs.loss`` or ``outputs["loss"]``)."""
-    loss = outputs.get("loss") if isinstance(outputs, Mapping) else getattr(outputs, "loss", None)
-    if loss is None:
-        raise TrainwellError(
-            f"the model returned {type(outputs).__name__} without a loss; pass loss=, "
-            "e.g. loss=nn.CrossEntropyLoss(), or step=callable(model, batch)"
-        )
-    return loss
 
 
 def same_shape_loss(loss_fn: Callable | None) -> Callable | None:
@@ -102,16 +61,52 @@ class _SameShape:
         return self.loss_fn(input, target)
 
 
+def step_result(out: Any, hook: str) -> tuple[torch.Tensor, Any, Any]:
+    """(loss, outputs, target) of what a ``step=``/``eval_step=`` returned.
+
+    A tensor is the loss; a dict holds "loss" and, for metrics, optionally
+    "outputs" (or "logits") and "target" (None when absent).
+    """
+    if not isinstance(out, Mapping):
+        return out, None, None
+    if "loss" not in out:
+        raise TrainwellError(f"{hook} returned a dict with keys {', '.join(map(str, out))} and no "
+                             "'loss'; return the loss tensor, or a dict with 'loss'")
+    outputs = out.get("outputs", out.get("logits"))
+    return out["loss"], outputs, out.get("target")
+
+
+def extras_of(out: Any) -> dict[str, torch.Tensor] | None:
+    """The scalars a step returned besides its loss (each is logged as ``train_<name>``)."""
+    if not isinstance(out, Mapping):
+        return None
+    found = {str(k): v.detach() if isinstance(v, torch.Tensor) else torch.tensor(float(v))
+             for k, v in out.items()
+             if k not in ("loss", "outputs", "logits", "target")
+             and (isinstance(v, (int, float)) and not isinstance(v, bool)
+                  or isinstance(v, torch.Tensor) and v.numel() == 1)}
+    return found or None
+
+
 class StepRunner:
-    """The micro-step and the optimizer step, with the phases in fixed order."""
+    """The micro-step and the optimizer step, with the phases in fixed order.
+
+    ``route`` is the batch rule bound to the plain model's ``forward`` (a DDP
+    or compiled wrapper's signature says nothing); ``eval_fn``/``predict_fn``
+    are the ``eval_step=``/``predict_step=`` hooks.
+    """
 
     def __init__(self, forward: Callable[..., Any], loss_fn: Callable | None,
                  step_fn: Callable | None, optimizer: torch.optim.Optimizer,
                  precision: Precision, schedule: Schedule, clip_grad_norm: float | None,
-                 model: nn.Module, skip_nonfinite: bool) -> None:
+                 model: nn.Module, skip_nonfinite: bool, route: Route | None = None,
+                 eval_fn: Callable | None = None, predict_fn: Callable | None = None) -> None:
         self.forward_fn = forward
         self.loss_fn = same_shape_loss(loss_fn)
         self.step_fn = step_fn
+        self.eval_fn = eval_fn if eval_fn is not None else step_fn
+        self.predict_fn = predict_fn
+        self.route = route if route is not None else Route(model, loss_fn is not None)
         self.model = model
         self.optimizer = optimizer
         self.precision = precision
@@ -119,12 +114,13 @@ class StepRunner:
         self.clip = clip_grad_norm
         self.skip_nonfinite = skip_nonfinite
         self.params = [p for g in optimizer.param_groups for p in g["params"]]
+        self.extras: dict[str, torch.Tensor] | None = None  # the last step's other scalars
 
     def outputs_and_target(self, batch: Any) -> tuple[Any, Any]:
         """Run the model on a batch; return its outputs and the batch's target."""
         if type(batch) is tuple and len(batch) == 2:  # the fast path's (x, y)
             return self.forward_fn(batch[0]), batch[1]
-        args, kwargs, target = split_batch(batch, self.loss_fn is not None)
+        args, kwargs, target = self.route.split(batch)
         return self.forward_fn(*args, **kwargs), target
 
     def loss(self, batch: Any) -> torch.Tensor:
@@ -132,11 +128,41 @@ class StepRunner:
         with self.precision.autocast():
             if self.step_fn is not None:
                 out = self.step_fn(self.model, batch)
-                return out["loss"] if isinstance(out, Mapping) else out
+                self.extras = extras_of(out)
+                return step_result(out, "step=")[0]
             outputs, target = self.outputs_and_target(batch)
             if self.loss_fn is None:
-                return loss_of_outputs(outputs)
-            return self.loss_fn(outputs, target)
+                return loss_of_outputs(outputs, batch, target)
+            return self.loss_fn(logits_of(outputs), target)
+
+    def evaluate(self, batch: Any, metrics: bool) -> tuple[torch.Tensor, Any, Any]:
+        """(loss, outputs, target) of one evaluation batch; outputs/target only for ``metrics``.
+
+        The hook's own outputs and target when it returns them; else the batch
+        rule's (a second forward, after the hook's).
+        """
+        outputs = target = None
+        with self.precision.autocast():
+            if self.eval_fn is not None:
+                hook = "eval_step=" if self.eval_fn is not self.step_fn else "step="
+                loss, outputs, target = step_result(self.eval_fn(self.model, batch), hook)
+                if metrics and (outputs is None or target is None):
+                    outputs, target = self.outputs_and_target(batch)
+            else:
+                outputs, target = self.outputs_and_target(batch)
+                loss = (loss_of_outputs(outputs, batch, target) if self.loss_fn is None
+                        else self.loss_fn(logits_of(outputs), target))
+        if metrics and target is None:
+            raise missing_target(batch, "metrics compare the model's output with a target")
+        return loss, logits_of(outputs), target
+
+    def predict(self, batch: Any) -> Any:
+        """The model's output for one batch (a Hugging Face-style output: its logits)."""
+        with self.precision.autocast():
+            if self.predict_fn is not None:
+                return self.predict_fn(self.model, batch)
+            args, kwargs = self.route.inputs(batch)
+            return logits_of(self.forward_fn(*args, **kwargs))
 
     def micro(self, batch: Any, divisor: int) -> torch.Tensor | None:
         """Forward and backward one micro-batch; return its detached loss.

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,9 @@ from torch import nn
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
 from trainwell.fit import distributed, loop, preflight, rundir, saving
+from trainwell.fit import several as several_optimizers
 from trainwell.fit.accumulate import Windows
+from trainwell.fit.batch import Route
 from trainwell.fit.callbacks import Callback, CallbackList, CSVLogger, ProgressBar
 from trainwell.fit.data import make_source
 from trainwell.fit.evaluate import evaluate_batches, predict_batches, resolve_metrics
@@ -72,9 +74,12 @@ class Trainer:
     def __init__(
         self,
         model: nn.Module,
-        optimizer: torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer],
+        optimizer: (torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer]
+                   | Mapping[str, Any]),
         loss: Callable[[Any, Any], torch.Tensor] | None = None,
         step: Callable[[nn.Module, Any], Any] | None = None,
+        eval_step: Callable[[nn.Module, Any], Any] | None = None,
+        predict_step: Callable[[nn.Module, Any], Any] | None = None,
         scheduler: Any = None,
         scheduler_interval: str = "epoch",
         metrics: Any = None,
@@ -107,6 +112,10 @@ class Trainer:
             raise TrainwellError(f"model is a {type(model).__name__}; pass an nn.Module")
         if loss is not None and step is not None:
             raise TrainwellError("pass loss= or step=, not both: step(model, batch) computes the loss")
+        for name, hook in (("step", step), ("eval_step", eval_step), ("predict_step", predict_step)):
+            if hook is not None and not callable(hook):
+                raise TrainwellError(f"{name}= is a {type(hook).__name__}; pass a "
+                                     f"callable(model, batch), or None for the batch rule")
         _positive("max_epochs", max_epochs)
         _positive("batch_size", batch_size)
         _positive("accumulate", accumulate)
@@ -137,7 +146,13 @@ class Trainer:
                     "must be built after: pass a factory, e.g. lambda params: "
                     "torch.optim.AdamW(params, lr=1e-3)")
             distributed.shard_model(self.model)
-        if isinstance(optimizer, torch.optim.Optimizer):
+        several = isinstance(optimizer, Mapping)  # a GAN, actor-critic: see several.py
+        if several:
+            _check_several(step, accumulate, nonfinite, self._dist)
+            named = several_optimizers.build(self.model, optimizer)
+            self.optimizer = several_optimizers.OptimizerSet(named)
+            scheduler = several_optimizers.schedulers(scheduler, named) or None
+        elif isinstance(optimizer, torch.optim.Optimizer):
             self.optimizer = optimizer
         elif callable(optimizer):
             self.optimizer = optimizer([p for p in self.model.parameters() if p.requires_grad])
@@ -147,12 +162,15 @@ class Trainer:
                     "return a torch.optim.Optimizer, e.g. lambda params: torch.optim.AdamW(params)")
         else:
             raise TrainwellError(
-                f"optimizer is a {type(optimizer).__name__}; pass a torch.optim.Optimizer or a "
-                "factory, e.g. lambda params: torch.optim.AdamW(params, lr=1e-3)")
-        if scheduler is not None and not hasattr(scheduler, "step") and callable(scheduler):
+                f"optimizer is a {type(optimizer).__name__}; pass a torch.optim.Optimizer, a "
+                "factory, e.g. lambda params: torch.optim.AdamW(params, lr=1e-3), or a dict of "
+                "named ones (several optimizers)")
+        if not several and scheduler is not None and not hasattr(scheduler, "step") \
+                and callable(scheduler):
             scheduler = scheduler(self.optimizer)
         self.scheduler = scheduler
         self.loss_fn, self.step_fn = loss, step
+        self.eval_step_fn, self.predict_step_fn = eval_step, predict_step
         self.metrics = resolve_metrics(metrics)
         self.max_epochs, self.max_steps = int(max_epochs), max_steps
         self.batch_size = int(batch_size)
@@ -170,35 +188,49 @@ class Trainer:
         self.callbacks = list(callbacks)
         self.progress = progress
         self.num_workers = num_workers
-        self.precision = make_precision(precision, self.device)
-        self._schedule = Schedule(scheduler, scheduler_interval)
+        if several:  # one precision (GradScaler) and one schedule per optimizer
+            self.precision = several_optimizers.PrecisionSet(
+                {name: make_precision(precision, self.device) for name in named})
+            self._schedule = several_optimizers.ScheduleSet(
+                {name: Schedule(s, scheduler_interval) for name, s in (scheduler or {}).items()},
+                scheduler_interval)
+        else:
+            self.precision = make_precision(precision, self.device)
+            self._schedule = Schedule(scheduler, scheduler_interval)
         self.scheduler_interval = scheduler_interval
         # compile=True: torch.compile defaults; a dict: its keyword arguments.
         options = compile if isinstance(compile, dict) else {}
         plain = torch.compile(self.model, **options) if compile else self.model
         runner_args = (loss, step, self.optimizer, self.precision, self._schedule, clip_grad_norm)
+        # The batch rule reads the plain model's forward signature, once.
+        phases = dict(route=Route(self.model, loss is not None), eval_fn=eval_step,
+                      predict_fn=predict_step)
         # Evaluation and prediction run the plain module: DDP's forward would
         # start collectives that ranks with fewer evaluation batches never join.
         # (An FSDP module is sharded in place: it gathers in every forward.)
         self._eval_runner = StepRunner(plain, *runner_args, self.model,
-                                       skip_nonfinite=nonfinite == "skip")
-        if self._dist is None:
+                                       skip_nonfinite=nonfinite == "skip", **phases)
+        if several:
+            self._runner = self._eval_runner = several_optimizers.SeveralStepRunner(
+                plain, *runner_args, self.model, skip_nonfinite=False, **phases)
+        elif self._dist is None:
             self._runner = self._eval_runner
         elif self._fsdp:  # the sharded module itself; ranks agree on skipped batches
             self._runner = distributed.AgreedStepRunner(plain, *runner_args, self.model,
                                                         skip_nonfinite=nonfinite == "skip",
-                                                        group=self._dist)
+                                                        group=self._dist, **phases)
         else:
             wrapped = self._dist.wrap(self.model)
             forward = torch.compile(wrapped, **options) if compile else wrapped
             self._runner = distributed.DDPStepRunner(forward, *runner_args, wrapped,
                                                      skip_nonfinite=nonfinite == "skip",
-                                                     group=self._dist)
+                                                     group=self._dist, **phases)
         self.state = TrainState()
         self._stop = self._stop_requested = False
         self._interrupted: str | bool = False  # the signal's name once one arrived
         self._pending_losses: list[torch.Tensor] = []
         self._pending_sizes: list[int] = []
+        self._pending_extras: list[tuple[dict[str, torch.Tensor], int]] = []
         self._callbacks = CallbackList([])
         self._folder: ckpt.CheckpointFolder | None = None
         self._last_checkpoint: Path | None = None
@@ -229,11 +261,14 @@ class Trainer:
                            if train.num_batches is not None else None)
         planned = self._planned_steps(steps_per_epoch)
         self._preflight(train, planned)
+        if val is not None:
+            self._probe_validation(val)
 
         self.state = TrainState()
         self._stop = self._stop_requested = self._interrupted = False
         self._pending_losses.clear()
         self._pending_sizes.clear()
+        self._pending_extras.clear()
         self._folder, self._saved = None, False
         self._last_checkpoint = self._best_checkpoint = None
         seed_everything(self.seed)
@@ -277,7 +312,31 @@ class Trainer:
             finally:
                 if failed and how in (rundir.NEW, rundir.REPLACE) and main and not self._saved:
                     rundir.discard(self.run_dir, created)  # failed before its first checkpoint
+                elif failed and main and self._saved:
+                    self._report_failure()
         return result
+
+    def _probe_validation(self, val: Any) -> None:
+        """One validation batch through the whole evaluation path (metrics included), before
+        the first step: a batch, model or metric mismatch fails in seconds, not after an epoch.
+
+        Runs before the seeds are set (eval mode, inference mode; no_grad under FSDP, whose
+        first forward must not be an inference one): training is unchanged.
+        """
+        with contextlib.closing(val.epoch(0)) as batches:
+            batch = next(batches, None)
+        if self._fsdp and self._dist.any(batch is None):
+            return  # every rank must join the same gathering forwards
+        if batch is not None:
+            evaluate_batches(self._eval_runner, self.model, [batch], self.metrics, self.device,
+                             inference=not self._fsdp)
+
+    def _report_failure(self) -> None:
+        """A run that failed after writing a checkpoint keeps it: say where and how to go on."""
+        print(f"trainwell: the run failed at step {self.state.step} (epoch {self.state.epoch + 1}); "
+              f"{self.run_dir} keeps its checkpoints (last: {self._last_checkpoint}): fix the "
+              f"error and resume with resume={str(self.run_dir)!r} "
+              f"(trainwell fit --resume {self.run_dir})", file=sys.stderr)
 
     def _claim_run_dir(self, resume: str | Path | None) -> str | None:
         """How this run may use ``run_dir`` (see rundir.py); None without one. Reads only."""
@@ -447,10 +506,15 @@ class Trainer:
 
     def _preflight(self, train: Any, planned: int | None) -> None:
         preflight.check_parameters(self.model, self.optimizer)
-        preflight.check_scheduler_optimizer(self.scheduler, self.optimizer)
-        if self.scheduler is not None and planned is not None:
-            preflight.check_schedule(self.scheduler, self.scheduler_interval, planned,
-                                     self.max_epochs)
+        if isinstance(self.optimizer, several_optimizers.OptimizerSet):
+            pairs = [(s, self.optimizer.optimizers[n]) for n, s in (self.scheduler or {}).items()]
+        else:
+            pairs = [(self.scheduler, self.optimizer)] if self.scheduler is not None else []
+        for scheduler, optimizer in pairs:
+            preflight.check_scheduler_optimizer(scheduler, optimizer)
+            if planned is not None:
+                preflight.check_schedule(scheduler, self.scheduler_interval, planned,
+                                         self.max_epochs)
         preflight.check_accumulation(self.accumulate, train.num_batches, train.drop_last)
         preflight.check_batchnorm(self.model, train.batch_size, train.last_batch_size)
 
@@ -464,6 +528,19 @@ class Trainer:
                          last_checkpoint=self._last_checkpoint, state=self.state,
                          interrupted=bool(self._interrupted),
                          signal=self._interrupted or None)
+
+
+def _check_several(step: Any, accumulate: int, nonfinite: str, dist: Any) -> None:
+    """What a run with several optimizers needs (see several.py)."""
+    if step is None:
+        raise TrainwellError("several optimizers need step=callable(model, batch, optimize) that "
+                             "calls optimize(name, loss) once per optimizer (see docs/trainer.md)")
+    for bad, why in ((accumulate != 1, f"accumulate={accumulate}: each optimize() call steps"),
+                     (nonfinite == "skip", "nonfinite='skip': the step has already stepped"),
+                     (dist is not None, "several processes (DDP/FSDP)")):
+        if bad:
+            raise TrainwellError(f"several optimizers do not support {why}; train them in one "
+                                 "process with accumulate=1 and nonfinite='raise'")
 
 
 def _positive(name: str, value: Any) -> None:

@@ -1,15 +1,19 @@
 """`trainwell check`: find silent training-loop bugs in Python source without running it.
 
 Exit codes: 0 clean, 1 findings (or a file that does not parse, as ruff does),
-2 usage error. Internal errors of one rule are printed but do not decide the
-exit code: the other rules' findings do. ``--diff`` exits 1 when it would
-change a file, as ruff's does.
+2 usage error, or no Python file found (a wrong path in CI must not pass).
+Internal errors of one rule are printed but do not decide the exit code: the
+other rules' findings do. ``--diff`` exits 1 when it would change a file, as
+ruff's does.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+
+from trainwell.errors import TrainwellError
 
 
 def _codes(values: list[str] | None) -> list[str] | None:
@@ -19,7 +23,14 @@ def _codes(values: list[str] | None) -> list[str] | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*", default=[], metavar="PATH", help="files or folders to check: Python files and notebooks (default: .)")
+    parser.add_argument("paths", nargs="*", default=[], metavar="PATH",
+                        help="files or folders to check: Python files and notebooks (default: .); - reads one file from stdin")
+    parser.add_argument("--stdin-filename", metavar="PATH", help="with -, the path the text from stdin is reported (and configured) as")
+    parser.add_argument("--force-exclude", action="store_true",
+                        help="apply exclude to files named on the command line too (for pre-commit, which names every file)")
+    parser.add_argument("--output-file", metavar="FILE", help="write the report to FILE instead of stdout (e.g. --format sarif for code scanning)")
+    parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                        help="also search what .gitignore / .ignore files exclude (virtualenvs and build outputs stay skipped)")
     parser.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text", help="output format (default: text)")
     parser.add_argument("--select", action="append", metavar="CODES", help="only these codes or prefixes, comma-separated (TW503 is opt-in)")
     parser.add_argument("--ignore", action="append", metavar="CODES", help="skip these codes or prefixes, comma-separated")
@@ -34,21 +45,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .trainwell_cache beside pyproject.toml)")
 
 
+NOTHING_FOUND = 2  # the exit code when no Python file was found to check
+
+
 def run(args: argparse.Namespace) -> int:
     from trainwell.lint import runner
     from trainwell.report import render
 
+    paths, text = args.paths or ["."], None
+    if "-" in paths:
+        if paths != ["-"] or not args.stdin_filename:
+            raise TrainwellError("- reads one file from stdin: give it alone, with --stdin-filename PATH (e.g. `check - --stdin-filename train.py`)")
+        if args.fix or args.diff:
+            raise TrainwellError("--fix and --diff change files: they do not take stdin (-); run them on the file")
+        paths, text = [args.stdin_filename], sys.stdin.read()
+    elif args.stdin_filename:
+        raise TrainwellError("--stdin-filename names the text read from stdin: give - as the path too")
+
     def check() -> runner.Report:
-        return runner.run(args.paths or ["."], _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude,
-                          preview=args.preview, cache=not args.no_cache, cache_dir=args.cache_dir)
+        return runner.run(paths, _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude,
+                          preview=args.preview, cache=not args.no_cache, cache_dir=args.cache_dir,
+                          respect_gitignore=args.respect_gitignore, text=text, force_exclude=args.force_exclude)
 
     report = check()
+    if not report.files and args.force_exclude and all(Path(p).is_file() for p in paths):
+        return 0  # every named file is excluded on purpose: pre-commit passed only files the project excludes
+    if not report.files:
+        print(f"trainwell: warning: No Python files found in {', '.join(map(str, paths))} (virtualenvs, build outputs, hidden folders, "
+              f"exclude and .gitignore are skipped; --no-respect-gitignore searches ignored files)", file=sys.stderr)
+        return NOTHING_FOUND
     if args.diff:
         return _diff(report, args.unsafe_fixes)
     if args.fix and _fix(report, args.unsafe_fixes):
         report = check()
-    render(report.findings, report.problems, args.format, sys.stdout, files=report.files, statistics=args.statistics,
-           unsafe_fixes=args.unsafe_fixes)
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as out:
+                render(report.findings, report.problems, args.format, out, files=report.files, statistics=args.statistics,
+                       unsafe_fixes=args.unsafe_fixes)
+        except OSError as error:
+            raise TrainwellError(f"--output-file {args.output_file}: cannot write it ({error.strerror}); give a writable path") from None
+    else:
+        render(report.findings, report.problems, args.format, sys.stdout, files=report.files, statistics=args.statistics,
+               unsafe_fixes=args.unsafe_fixes)
     return 1 if report.failed else 0
 
 

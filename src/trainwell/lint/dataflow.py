@@ -104,6 +104,52 @@ def no_grad_nodes(ctx: FileContext) -> set[int]:
     return found
 
 
+def _backpropagated_names(ctx: FileContext, scope: ast.AST) -> dict[str, list[ast.Name]]:
+    """name -> the names, at the places where ``scope`` backpropagates that name (``loss.backward()``, ``scaler.scale(loss).backward()``,
+    ``accelerator.backward(loss)``, ``torch.autograd.backward(loss)``, ``self.manual_backward(loss)``); cached per scope."""
+    cache = ctx.__dict__.setdefault("_backpropagated_names", {})
+    if id(scope) in cache:
+        return cache[id(scope)]
+    found: dict[str, list[ast.Name]] = {}
+    for node in scope_nodes(ctx, scope):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        receiver, name = node.func.value, node.func.attr
+        if name == "backward" and not node.args and isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
+                and receiver.func.attr == "scale" and len(receiver.args) == 1:
+            tensor = receiver.args[0]
+        elif name == "backward" and not node.args:
+            tensor = receiver
+        elif name == "manual_backward" or (name == "backward" and (ctx.qualname(node.func) == "torch.autograd.backward"
+                                                                   or (key_of(receiver) or "").rsplit(".", 1)[-1] in ("accelerator", "fabric"))):
+            tensor = node.args[0] if node.args else None
+        else:
+            continue
+        if isinstance(tensor, ast.Name):
+            found.setdefault(tensor.id, []).append(tensor)
+    cache[id(scope)] = found
+    return found
+
+
+def backpropagated(ctx: FileContext, scope: ast.AST, use: ast.Name, values: list[ast.AST]) -> bool:
+    """Whether ``scope`` calls ``backward()`` on the value of ``use`` that ``values`` (what reaches it) hold: the
+    same assignment reaches the backward, so the use sees a tensor proven to carry an autograd graph. A backward
+    of ``use`` itself is not evidence (TW108 asks whether that very backward has a graph)."""
+    tensors = _backpropagated_names(ctx, scope).get(use.id)
+    if not tensors:
+        return False
+    plain = next((v for v in values if not isinstance(v, ast.AugAssign)), None)
+    if isinstance(plain, (ast.For, ast.AsyncFor)):
+        return False
+    for tensor in tensors:
+        if tensor is use:
+            continue
+        there = reaching(ctx, scope, use.id, tensor.lineno)
+        if next((v for v in there if not isinstance(v, ast.AugAssign)), None) is plain and len(there) == len(values):
+            return True
+    return False
+
+
 class Graph:
     """Does an expression carry an autograd graph back to a model? (``connected``), and was it cut on the way? (``cut``).
 
@@ -152,6 +198,8 @@ class Graph:
             return False
         self._seen.add((node.id, self.line))
         values = reaching(self.ctx, self.scope, node.id, self.line)
+        if backpropagated(self.ctx, self.scope, node, values):
+            return True  # `backward()` is called on this very value elsewhere: it carries a graph, whatever built it
         if not values:
             return self.bound.get(node.id, False)
         result = False
@@ -168,6 +216,8 @@ class Graph:
     def _element(self, node: Element, depth: int) -> bool:
         """One item of an unpacked value: read from a helper that returns a tuple, else unknown."""
         call = node.value
+        if isinstance(call, ast.Call) and self._model_call(call):
+            return True  # every output of a model's forward pass carries its graph (`recon, mu, logvar = model(x)`)
         helper = self._helper(call.func) if isinstance(call, ast.Call) else None
         returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)] if helper is not None else []
         items = [r.elts[node.index] for r in returns if isinstance(r, ast.Tuple) and len(r.elts) > node.index]
@@ -210,12 +260,9 @@ class Graph:
             wrapped = any(self.connected(a, depth + 1) for a in call.args)
             self.cut = cut_before or wrapped or self.cut
             return False
-        key = key_of(func)
-        role = self.ctx.role(key)
-        if role is not None and role.kind == "model":
+        if self._model_call(call):
             return True
-        if isinstance(func, ast.Attribute) and func.attr == "forward" and self.ctx.is_model(key_of(func.value)):
-            return True
+        role = self.ctx.role(key_of(func))
         if role is not None and role.kind == "loss" or qual.startswith("torch"):
             return last not in self._no_grad_functions and any(self.connected(a, depth + 1) for a in args)
         helper = self._helper(func)
@@ -230,8 +277,27 @@ class Graph:
                 return func.attr not in self._no_grad_methods
             if self.cut != cut_before:
                 return False  # a method of a detached tensor (`.detach().requires_grad_()`): known, and cut
+            if self._fresh_tensor(func.value):
+                return any(self.connected(a, depth + 1) for a in args)  # `losses.mean()` of `losses = torch.zeros(n)`
         self.unknown = True
         return False
+
+    def _fresh_tensor(self, node: ast.expr) -> bool:
+        """A name every reaching value of which is a new tensor from torch (``torch.zeros(n)``): not a module, not an
+        object of unknown kind, and without a graph of its own."""
+        if not isinstance(node, ast.Name):
+            return False
+        values = reaching(self.ctx, self.scope, node.id, self.line)
+        return bool(values) and all(
+            isinstance(v, ast.Call) and (q := self.ctx.call_name(v) or "").startswith("torch.") and q.rsplit(".", 1)[-1] in _NO_GRAD_FUNCTIONS
+            for v in values)
+
+    def _model_call(self, call: ast.Call) -> bool:
+        """``model(x)`` or ``model.forward(x)`` of a key known to hold a model."""
+        func = call.func
+        if self.ctx.is_model(key_of(func)):
+            return True
+        return isinstance(func, ast.Attribute) and func.attr == "forward" and self.ctx.is_model(key_of(func.value))
 
     def _through(self, helper: ast.AST, call: ast.Call, depth: int) -> bool:
         """A local function or method: connected when one of its returns is, given which arguments were."""
@@ -246,3 +312,63 @@ class Graph:
         self.cut |= inner.cut
         self.unknown |= inner.unknown
         return found
+
+
+_STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft", "setdefault", "add_", "copy_"}
+
+
+def sealed(ctx: FileContext, scope: ast.AST) -> bool:
+    """Whether no autograd graph built in the function ``scope`` can leave it: it backpropagates nothing, and
+    everything it returns, yields, stores (attributes, items, containers) or hands to another callable is proven
+    graph-free (``losses[k] = loss.item()``; ``return out`` of floats). Then a forward pass inside it is evaluation,
+    whatever its caller does next (``estimate_loss()`` every N steps of a training loop). Cached per function."""
+    cache = ctx.__dict__.setdefault("_sealed", {})
+    if id(scope) not in cache:
+        cache[id(scope)] = _sealed(ctx, scope)
+    return cache[id(scope)]
+
+
+def _sealed(ctx: FileContext, scope: ast.AST) -> bool:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    leaving: list[tuple[ast.AST, int]] = []  # (value that leaves, line)
+    for node in scope_nodes(ctx, scope):
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False  # a closure or a global may keep anything
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else None
+            if name in ("backward", "manual_backward", "step") or (ctx.qualname(func) or "") == "torch.autograd.grad":
+                return False  # it trains (or takes gradients) itself
+            if name in _STORES or not _harmless_callee(ctx, node):
+                leaving += [(a, node.lineno) for a in [*node.args, *(k.value for k in node.keywords)]]
+        elif isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
+            leaving.append((node.value, 10**9))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if not all(_local_target(t) for t in targets):
+                leaving.append((node.value, node.lineno))
+    for value, line in leaving:
+        graph = Graph(ctx, scope, line)
+        if graph.connected(value) or graph.unknown:
+            return False
+    return True
+
+
+def _local_target(target: ast.AST) -> bool:
+    """A name, or a tuple of names (``logits, loss = model(x, y)``): the value stays in the function."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_local_target(t) for t in target.elts)
+    return isinstance(target, ast.Name) or isinstance(target, ast.Starred) and _local_target(target.value)
+
+
+def _harmless_callee(ctx: FileContext, call: ast.Call) -> bool:
+    """A callable that cannot keep its arguments: torch's functions, a model or loss of the file, builtins such as
+    ``print``/``len``, and methods of values that are themselves local names (a tensor's ``.mean()``)."""
+    func = call.func
+    qual = ctx.qualname(func) or ""
+    if qual.startswith("torch") or ctx.role(key_of(func)) is not None:
+        return True
+    if isinstance(func, ast.Name):
+        return func.id in _BUILTINS and func.id not in ("setattr", "exec", "eval", "globals", "vars")
+    return False

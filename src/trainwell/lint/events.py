@@ -31,6 +31,9 @@ ESCAPE = "escape"  # an optimizer or model handed to a call we cannot see into
 # Event.grad: True (autograd on by default), False (no_grad / inference_mode), None (a helper whose callers we
 # cannot see), ENABLED (switched on on purpose: `torch.enable_grad()`, gradients with respect to inputs).
 ENABLED = "enabled"
+# Event.grad of a FORWARD of a model whose every parameter was set `requires_grad = False` first (the idiom from
+# before `no_grad`): autograd is on, yet the pass builds no graph from the model's weights.
+FROZEN = "frozen"
 # Event.via of a ZERO_GRAD that clears tensors one by one (`p.grad = None`, `p.grad.zero_()`, a helper): it may
 # clear only some of them on purpose (a frozen layer), so it silences TW101 but never proves TW102.
 PER_TENSOR = "per-tensor"
@@ -80,6 +83,7 @@ class Event:
     via: str | None = None  # "scaler" for scaler.scale(loss).backward() / scaler.step(opt)
     scope: ast.AST | None = None  # the function (or module) whose body holds ``node``
     subst: dict[str, str] = field(default_factory=dict)
+    sealed: bool = False  # a FORWARD in a function that no graph can leave (dataflow.sealed): evaluation
 
     @property
     def line(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import difflib
-from typing import Iterable
+from typing import Callable, Iterable
 
 from trainwell.diagnostic import Finding
 
@@ -19,8 +19,9 @@ def applicable(finding: Finding, unsafe: bool = False) -> bool:
     return finding.fix is not None and finding.fix.applies(unsafe)
 
 
-def apply_fixes(source: str, findings: Iterable[Finding], unsafe: bool = False) -> tuple[str, int]:
-    """The fixed text and how many fixes went in."""
+def apply_fixes(source: str, findings: Iterable[Finding], unsafe: bool = False,
+                parse: Callable[[str], object] = ast.parse) -> tuple[str, int]:
+    """The fixed text and how many fixes went in; ``parse`` says whether the fixed text still parses (a notebook cell's way)."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
@@ -44,7 +45,7 @@ def apply_fixes(source: str, findings: Iterable[Finding], unsafe: bool = False) 
     for start, end, content in sorted(chosen, key=lambda s: (s[0], s[1]), reverse=True):
         text = text[:start] + content + text[end:]
     try:
-        ast.parse(text)
+        parse(text)
     except (SyntaxError, ValueError):
         return source, 0
     return text, count

@@ -69,10 +69,11 @@ class ProjectIndex:
         as ``function`` finds them, from the import statements, without parsing."""
         todo = [(Path(ctx.path).resolve(), self._imported_modules(ctx), depth)]
         seen: set[Path] = set()
+        extra = self.search_folders(ctx)
         while todo:
             here, modules, left = todo.pop()
             for module, level in modules:
-                path = self.module_file(here, module, level)
+                path = self.module_file(here, module, level, extra)
                 if path is None or path in seen:
                     continue
                 seen.add(path)
@@ -104,17 +105,18 @@ class ProjectIndex:
         return self._owner.get(id(node))
 
     # -- imports -----------------------------------------------------------------
-    def module_file(self, importer: Path, module: str, level: int = 0) -> Path | None:
-        """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree)."""
+    def module_file(self, importer: Path, module: str, level: int = 0, extra: tuple[Path, ...] = ()) -> Path | None:
+        """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree);
+        ``extra``: folders the importer put on ``sys.path`` (see :meth:`search_folders`)."""
         if not level and module.partition(".")[0] not in self._heads:
             return None  # `torch`, `numpy`: no module of the tree starts so
         here = importer.resolve().parent
-        memo = (here, module, level)
+        memo = (here, module, level, extra)
         if memo not in self._modules:
-            self._modules[memo] = self._find(here, module, level)
+            self._modules[memo] = self._find(here, module, level, extra)
         return self._modules[memo]
 
-    def _find(self, here: Path, module: str, level: int) -> Path | None:
+    def _find(self, here: Path, module: str, level: int, extra: tuple[Path, ...]) -> Path | None:
         parts = module.split(".") if module else []
         if level:
             base = here
@@ -127,8 +129,32 @@ class ProjectIndex:
             if found is not None:
                 return found
             if any(folder == root for root in self._roots) or folder.parent == folder:
-                return None
+                break
             folder = folder.parent
+        return next((found for base in extra if (found := self._existing(base, parts)) is not None), None)
+
+    def search_folders(self, ctx: FileContext) -> tuple[Path, ...]:
+        """Folders of the tree that ``ctx`` adds to ``sys.path`` (``sys.path.insert(0, "lib")``,
+        ``sys.path.append(os.path.join(os.path.dirname(__file__), ".."))``), so that the imports after the edit resolve.
+        A relative folder is read from the file's folder and from each checked root (the working directory is unknown)."""
+        cached = ctx.__dict__.get("_search_folders")
+        if cached is not None:
+            return cached
+        folders: list[Path] = []
+        if "sys.path" in ctx.source:
+            here = Path(ctx.path).resolve()
+            for call in ctx.calls:
+                func = call.func
+                if isinstance(func, ast.Attribute) and func.attr in ("insert", "append") and key_of(func.value) == "sys.path" and call.args:
+                    value = _path_of(call.args[-1], here)
+                    if value is None:
+                        continue
+                    for base in ([value] if value.is_absolute() else [here.parent, *self._roots]):
+                        folder = (base / value).resolve()
+                        if folder.is_dir() and folder not in folders:
+                            folders.append(folder)
+        ctx.__dict__["_search_folders"] = found = tuple(folders)
+        return found
 
     def _existing(self, base: Path, parts: list[str]) -> Path | None:
         if not parts:
@@ -141,6 +167,38 @@ class ProjectIndex:
 
     def function(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, Function] | None:
         """The function of another file of the tree that a call's callee names (``train_one_epoch``, ``engine.evaluate``)."""
+        found = self._definition(importer, func, "def {}(")
+        fn = found[0].functions.get(found[1]) if found is not None else None
+        return (found[0], fn) if found is not None and fn is not None else None  # type: ignore[index]
+
+    def class_def(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, ast.ClassDef] | None:
+        """The class of another file of the tree that a name of ``importer`` stands for (``GPT`` after ``from model import GPT``)."""
+        found = self._definition(importer, func, "class {}")
+        cls = found[0].classes.get(found[1]) if found is not None else None
+        return (found[0], cls) if found is not None and cls is not None else None  # type: ignore[index]
+
+    def module_class(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, str] | None:
+        """The file of the tree and the name of the ``nn.Module`` class that the callee ``func`` names through
+        ``importer``'s imports (``from models import Net``, ``from .models import Net``, ``models.Net`` after ``import
+        models``, ``from models import *``), or None."""
+        name = key_of(func)
+        if name is None or name in importer.classes:
+            return None
+        found = self.class_def(importer, func)
+        if found is None and "." not in name and name not in importer.imports and name not in importer.relative_imports:
+            for node in importer.tree.body:  # star imports of the tree's modules
+                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
+                    path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
+                    target = self.context(path) if path is not None else None
+                    if target is not None and target is not importer and name in target.classes:
+                        found = target, target.classes[name]
+                        break
+        if found is None or not found[0].is_module_class(found[1].name):
+            return None
+        return found[0], found[1].name
+
+    def _definition(self, importer: FileContext, func: ast.expr, spelling: str) -> tuple[FileContext, str] | None:
+        """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to."""
         name = key_of(func)
         if name is None:
             return None
@@ -159,14 +217,13 @@ class ProjectIndex:
             module, attr = ".".join(p for p in (module, attr) if p), rest
         if "." in attr or not module and not level:
             return None
-        path = self.module_file(Path(importer.path), module, level)
-        if path is not None and f"def {attr}(" not in self._text(path):
-            return None  # no such function there: no need to parse the file
+        path = self.module_file(Path(importer.path), module, level, self.search_folders(importer))
+        if path is not None and spelling.format(attr) not in self._text(path):
+            return None  # no such definition there: no need to parse the file
         target = self.context(path) if path is not None else None
         if target is None or target is importer:
             return None
-        fn = target.functions.get(attr)
-        return (target, fn) if fn is not None else None
+        return target, attr
 
     def _text(self, path: Path) -> str:
         if path not in self._texts:
@@ -175,6 +232,33 @@ class ProjectIndex:
             except OSError:
                 self._texts[path] = ""
         return self._texts[path]
+
+
+def _path_of(node: ast.AST, here: Path) -> Path | None:
+    """The folder a ``sys.path`` entry names, for the few spellings scripts use; None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return Path(node.value)
+    if isinstance(node, ast.Name) and node.id == "__file__":
+        return here
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        left, right = _path_of(node.left, here), _path_of(node.right, here)
+        return left / right if left is not None and right is not None else None
+    if isinstance(node, ast.Attribute) and node.attr == "parent":
+        inner = _path_of(node.value, here)
+        return inner.parent if inner is not None else None
+    if not isinstance(node, ast.Call):
+        return None
+    name = (key_of(node.func) or "").rsplit(".", 1)[-1]
+    if name in ("str", "abspath", "realpath", "normpath", "Path", "resolve", "absolute", "expanduser"):
+        inner = node.args[0] if node.args else node.func.value if isinstance(node.func, ast.Attribute) and name in ("resolve", "absolute") else None
+        return _path_of(inner, here) if inner is not None else None
+    if name == "dirname" and len(node.args) == 1:
+        inner = _path_of(node.args[0], here)
+        return inner.parent if inner is not None else None
+    if name == "join" and node.args:
+        parts = [_path_of(a, here) for a in node.args]
+        return Path(*parts) if all(p is not None for p in parts) else None  # type: ignore[misc]
+    return None
 
 
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import", re.M)

@@ -26,7 +26,8 @@ from trainwell.catalog import CATALOG
 from trainwell.diagnostic import Edit, Finding
 from trainwell.lint import config as config_mod
 from trainwell.lint.index import ProjectIndex
-from trainwell.lint.runner import _excluded, check_source, resolve_codes
+from trainwell.lint.discover import excluded
+from trainwell.lint.runner import check_source, resolve_codes
 
 SOURCE = "trainwell"
 _SAFETY = {"safe": "safe fix", "unsafe": "unsafe fix: may change behaviour"}
@@ -65,7 +66,7 @@ class TrainwellServer(LanguageServer):
         except Exception as error:  # noqa: BLE001 - a broken pyproject.toml is shown in the editor, not a dead server
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"trainwell: {error}"))
             return []
-        if config.exclude and _excluded(Path(path), config.exclude, config.root):
+        if config.exclude and excluded(Path(path), config.exclude, config.root):
             return []  # as `trainwell check .` skips it
         target = config.target_version or config.declared_for(Path(path)) or config_mod.DEFAULT_TARGET
         root = (config.root or Path(path).parent).resolve()

@@ -18,7 +18,7 @@ from functools import cached_property
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import scope_nodes
+from trainwell.lint.dataflow import scope_nodes, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key
 from trainwell.lint.ownership import Ownership
 
@@ -78,6 +78,7 @@ class Analysis(Ownership):
         self.conds: tuple[tuple[int, bool], ...] = ()
         self.periodic: tuple[ast.If, ...] = ()
         self.grad: bool | None = True
+        self.frozen: set[str] = set()  # models whose parameters were all set `requires_grad = False` along the walk
         self._seq = 0
         self.track_modes = ".eval(" in ctx.source or ".train(" in ctx.source
         self._callees: dict[int, list[ast.AST]] = {}
@@ -104,6 +105,7 @@ class Analysis(Ownership):
         frame = Frame(scope, None, "body")
         self.frames.append(frame)
         self.frame, self.conds, self.periodic, self.grad, self.modes = frame, (), (), grad, {}
+        self.frozen = set()
         self._block(body, Env({}, scope, cls, (scope,)))
 
     def _called_functions(self) -> set[ast.AST]:
@@ -129,10 +131,27 @@ class Analysis(Ownership):
             isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
             or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
             for n in scope_nodes(self.ctx, fn)
-        ) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), []))
+        ) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
+            or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._project_callees(fn))
         for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
             found = found or self._interesting(nested, seen | {fn})
         self._memo[id(fn)] = found
+        return found
+
+    def _project_callees(self, fn: ast.AST) -> list[Function]:
+        """Functions of other files of the project that ``fn`` calls by an imported name (``train_step(...)`` after
+        ``from engine import train_step``): a per-batch helper there may hold the whole step."""
+        project = self.ctx.project
+        if project is None:
+            return []
+        home = self.ctx.home(fn)
+        imported = home.imports.keys() | home.relative_imports.keys()
+        found = []
+        for node in scope_nodes(self.ctx, fn):
+            if isinstance(node, ast.Call) and (key_of(node.func) or "").partition(".")[0] in imported:
+                target = project.function(home, node.func)
+                if target is not None:
+                    found.append(target[1])
         return found
 
     def _decorated_grad(self, fn: Function) -> bool | None:
@@ -239,6 +258,8 @@ class Analysis(Ownership):
             for target in stmt.targets:
                 if isinstance(target, ast.Attribute) and target.attr == "grad" and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                     self._emit(ev.ZERO_GRAD, stmt, None, env, via=None if self._clears_all(target) else ev.PER_TENSOR)
+                if isinstance(target, ast.Attribute) and target.attr == "requires_grad" and isinstance(stmt.value, ast.Constant):
+                    self._freeze(self._all_parameters_of(target, env), stmt.value.value is False)
                 key = subst_key(target, env.subst)
                 if isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List)) \
                         and len(target.elts) == len(stmt.value.elts):  # `losses, accs = [], []`
@@ -260,6 +281,16 @@ class Analysis(Ownership):
         elif isinstance(stmt, ast.AugAssign):
             self._emit(ev.AUG, stmt, subst_key(stmt.target, env.subst), env, arg=stmt.value)
 
+    def _freeze(self, model: str | None, frozen: bool) -> None:
+        if model is not None:
+            (self.frozen.add if frozen else self.frozen.discard)(model)
+
+    def _all_parameters_of(self, target: ast.Attribute, env: Env) -> str | None:
+        """``M`` for ``p.requires_grad = ...`` in ``for p in M.parameters():`` with no ``if`` between, else None."""
+        if not self._clears_all(target):
+            return None
+        return subst_key(self.frame.node.iter.func.value, env.subst)  # type: ignore[union-attr]
+
     def _clears_all(self, target: ast.Attribute) -> bool:
         """``for p in model.parameters(): p.grad = None`` with no ``if`` between: every gradient, not a chosen few."""
         frame = self.frame
@@ -274,6 +305,9 @@ class Analysis(Ownership):
             self._call(call, env)
 
     def _call(self, call: ast.Call, env: Env) -> None:
+        if method_name(call) == "requires_grad_":  # `model.requires_grad_(False)`
+            off = bool(call.args) and isinstance(call.args[0], ast.Constant) and call.args[0].value is False
+            self._freeze(subst_key(call.func.value, env.subst), off)  # type: ignore[attr-defined]
         found = ev.classify(self.ctx, call, env.subst)
         if found is not None:
             kind, key, arg, via = found
@@ -404,12 +438,21 @@ class Analysis(Ownership):
             return
         self._seq += 1
         mode = self.mode_of(key) if kind == ev.FORWARD else frozenset()
-        event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, self.grad, mode, arg, via, env.scope, env.subst)
+        closed = kind == ev.FORWARD and env.scope is not None and sealed(self.ctx, env.scope)
+        grad = ev.FROZEN if kind == ev.FORWARD and self.grad is True and self._frozen(key) else self.grad
+        event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed)
         self.events.append(event)
         frame = self.frame
         while frame is not None:
             frame.events.append(event)
             frame = frame.parent
+
+    def _frozen(self, key: str | None) -> bool:
+        while key:
+            if key in self.frozen:
+                return True
+            key = key.rpartition(".")[0]
+        return False
 
     # -- queries for rules -----------------------------------------------------
     @cached_property
@@ -454,9 +497,10 @@ def _backward_after(event: Event) -> bool:
 
 
 def validation_forward(event: Event) -> bool:
-    """A forward pass whose output no later backward() can use."""
-    return event.kind == ev.FORWARD and (event.grad is False or not _backward_after(event))
+    """A forward pass whose output no later backward() can use: under no_grad, in a function no graph leaves,
+    or with no backward after it."""
+    return event.kind == ev.FORWARD and (event.grad is False or event.sealed or not _backward_after(event))
 
 
 def training_forward(event: Event) -> bool:
-    return event.kind == ev.FORWARD and event.grad is not False and _backward_after(event)
+    return event.kind == ev.FORWARD and not validation_forward(event)

@@ -1,22 +1,32 @@
 """A Jupyter notebook (nbformat v4, plain JSON) read as one Python program, and fixed cell by cell.
 
 The code cells, in order, form the program, as running them top to bottom
-does. Lines IPython handles itself (``%magic``, ``!shell``, ``obj?``, a
-``%%cell`` magic's body) become comments that keep the line count and every
-other line's text, so a program line maps back to (cell, line in cell), and a
-fix applied to the program text maps back to the cell's own source. A cell is
-numbered by its position in the notebook, from 1, markdown cells included.
-The JSON is never re-serialised: ``--fix`` replaces the changed cells'
-``"source"`` values in the file's text, so outputs, metadata and every other
-cell stay byte-identical. nbformat itself is not needed.
+does. Each cell becomes Python the way Jupyter makes it: with IPython's own
+input transformer (``IPython.core.inputtransformer2``) when IPython is
+installed, which strips a common indent and prompts and turns ``%magic``,
+``!shell``, ``obj?`` into calls, so a block whose body is only a magic parses.
+Without IPython the same lines become ``pass`` plus a comment of the line, and
+a common indent is stripped as IPython strips it. A ``%%cell`` magic's body
+is left out, except for the magics that run it as Python (``%%time`` ...).
+Every cell line stays one program line, and the characters stripped from its
+start are kept, so a finding maps back to (cell, line, column) exactly and a
+fix is applied to the cell's own source. A cell that does not parse is found
+by parsing each cell alone, as Jupyter compiles them. A cell is numbered by
+its position in the notebook, from 1, markdown cells included. The JSON is
+never re-serialised: ``--fix`` replaces the changed cells' ``"source"`` values
+in the file's text, so outputs, metadata and every other cell stay
+byte-identical. nbformat itself is not needed.
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 import dataclasses
+import functools
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Any, Iterable, Sequence
@@ -26,7 +36,8 @@ from trainwell.lint import fix as fix_mod
 from trainwell.lint.source_file import ReadError
 
 SUFFIX = ".ipynb"
-MARK = "#trainwell-ipython:"  # the prefix that turns a line IPython handles into a comment
+MARK = "#trainwell-ipython:"  # without IPython: the prefix that turns a line IPython handles into a comment
+_STATEMENT = "pass  "  # ... after a statement that does nothing, where the line starts a statement (the only line of a block)
 # cell magics whose body is Python run in the user's namespace: only the magic's own line is IPython's
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "watch"})
 _ESCAPE = re.compile(r"^\s*(?:[%!]|[\w.]+\s*=\s*[%!](?!=)|\?|[\w.]+\?{1,2}\s*$)")
@@ -48,6 +59,23 @@ class Cell:
     source: str
     span: tuple[int, int]  # the "source" value's start and end offsets in the file's text
     file_lines: list[int]  # the file line of each source line (a list source puts each line on its own)
+    program: CellProgram = dataclasses.field(repr=False)  # the cell as Python
+
+
+@dataclass
+class CellProgram:
+    """A cell as Python: one program line per cell line, what was stripped from each line's start, which lines are IPython's."""
+
+    lines: list[str]
+    shifts: list[int]  # characters stripped from the start of each line (a common indent, a prompt)
+    ipython: list[bool]  # lines IPython handles itself (magics, shell, help): not the user's Python text
+    skipped: list[str]  # those lines as written
+
+    def shift(self, line: int) -> int:
+        return self.shifts[line - 1] if 0 < line <= len(self.shifts) else 0
+
+    def is_ipython(self, line: int) -> bool:
+        return 0 < line <= len(self.ipython) and self.ipython[line - 1]
 
 
 @dataclass
@@ -76,21 +104,46 @@ class Notebook:
                 continue
             cell, line = self.where(finding.line)
             end_line = line + (finding.end_line - finding.line) if finding.end_line is not None else None
+            shifted = cell.program
             fix = finding.fix
             if fix is not None:
                 edits = [(self.where(e.line), self.where(e.end_line), e) for e in fix.edits]
-                if all(a[0] is cell and b[0] is cell for a, b, _ in edits):
-                    fix = Fix(fix.message, tuple(Edit(a[1], e.column, b[1], e.end_column, e.content) for a, b, e in edits), fix.applicability)
+                if all(a[0] is cell and b[0] is cell and not shifted.is_ipython(a[1]) and not shifted.is_ipython(b[1]) for a, b, _ in edits):
+                    fix = Fix(fix.message, tuple(_edit_in_cell(cell, a[1], b[1], e) for a, b, e in edits), fix.applicability)
                 else:
                     fix = None
+            column = finding.column + shifted.shift(line)
+            end_column = finding.end_column + shifted.shift(end_line or line) if finding.end_column is not None else None
             extra = {**finding.extra, "cell": cell.number, "file_line": cell.file_lines[min(line, len(cell.file_lines)) - 1]}
             message, hint = (self._lines_named(text, cell) if text else text for text in (finding.message, finding.hint))
-            moved.append(dataclasses.replace(finding, message=message, hint=hint, line=line, end_line=end_line, fix=fix, extra=extra))
+            moved.append(dataclasses.replace(finding, message=message, hint=hint, line=line, column=column, end_line=end_line,
+                                             end_column=end_column, fix=fix, extra=extra))
         for problem in problems:
-            if problem.path == path and problem.kind == "syntax-error" and self.cells:
+            if problem.path != path or not self.cells:
+                continue
+            if problem.kind == "syntax-error":
+                self._syntax_error_in_its_cell(problem)
+            elif problem.kind == "invalid-noqa":
                 cell, problem.line = self.where(problem.line)
-                problem.cell = cell.number
+                problem.cell, problem.column = cell.number, problem.column + cell.program.shift(problem.line)
         return moved, list(problems)
+
+    def _syntax_error_in_its_cell(self, problem: Any) -> None:
+        """The first cell that does not parse alone (Jupyter compiles each cell alone), at its own line and column."""
+        for cell in self.cells:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ast.parse("".join(cell.program.lines))
+            except SyntaxError as error:
+                line = error.lineno or 1
+                problem.cell, problem.line, problem.message = cell.number, line, error.msg or problem.message
+                problem.column = max(error.offset or 1, 1) + cell.program.shift(line)
+                return
+            except (ValueError, RecursionError, MemoryError):
+                continue
+        cell, problem.line = self.where(problem.line)
+        problem.cell = cell.number
 
     def _lines_named(self, text: str, cell: Cell) -> str:
         """A message's "line N" (a program line) said as the line in its cell: "line 3", or "line 3 of cell 2" in another cell."""
@@ -112,12 +165,10 @@ class Notebook:
         for cell in self.cells:
             if cell.number not in by_cell:
                 continue
-            program, _ = code_lines(cell.source)
-            before = "".join(program)
-            after, count = fix_mod.apply_fixes(before, by_cell[cell.number], unsafe)
+            source, count = fix_mod.apply_fixes(cell.source, by_cell[cell.number], unsafe,
+                                                parse=lambda text: ast.parse("".join(cell_program(text).lines)))
             if not count:
                 continue
-            source = "".join(_restore(line) for line in _LINES.findall(after))
             replaced.append((cell.span, _source_json(self.text, cell.span, source)))
             total += count
         text = self.text
@@ -148,12 +199,13 @@ def parse(text: str, path: str = "") -> Notebook:
             continue
         source = raw.get("source", "")
         source = "".join(source) if isinstance(source, list) else str(source)
-        program, _ = code_lines(source)
+        shaped = cell_program(source)
+        program = shaped.lines
         items = raw["source"] if isinstance(raw.get("source"), list) else [source]
         offsets = [bisect.bisect_left(newlines, at) + 1 for at in lines_at[index] or [spans[index][0]]]
         file_lines = [at for item, at in zip(items, offsets) for _ in _LINES.findall(str(item))] or offsets[:1]
         file_lines += file_lines[-1:] * (len(program) - len(file_lines))
-        cells.append(Cell(index + 1, source, spans[index], file_lines))
+        cells.append(Cell(index + 1, source, spans[index], file_lines, shaped))
         starts.append(line)
         chunk = "".join(program)
         chunks.append(chunk if chunk.endswith("\n") or not chunk else chunk + "\n")
@@ -171,11 +223,78 @@ def program_of(text: str, path: str) -> str:
         return text
 
 
+def cell_program(source: str) -> CellProgram:
+    """The cell as Jupyter runs it: IPython's own transformer when IPython is installed, else trainwell's comment-out."""
+    transformer = _ipython_transformer()
+    if transformer is not None and not _cell_magic(_LINES.findall(source)):
+        shaped = _transformed(source, transformer)
+        if shaped is not None:
+            return shaped
+    return _fallback(source)
+
+
 def code_lines(source: str) -> tuple[list[str], list[str]]:
-    """A cell's lines with IPython's own lines commented out, and those lines as written (the notices of ``trainwell run``)."""
+    """A cell's lines as plain Python runs them (IPython's own lines made ``pass``), and those lines as written.
+
+    For ``trainwell run``, which runs cells without IPython.
+    """
+    shaped = _fallback(source)
+    return shaped.lines, shaped.skipped
+
+
+@functools.cache
+def _ipython_transformer() -> Any:
+    """IPython's TransformerManager, or None without IPython (imported once, on the first notebook)."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:
+        return None
+    return TransformerManager()
+
+
+def _cell_magic(lines: Sequence[str]) -> str | None:
+    first = lines[0].strip() if lines else ""
+    return first[2:].split(None, 1)[0] if first.startswith("%%") and len(first) > 2 else None
+
+
+def _transformed(source: str, transformer: Any) -> CellProgram | None:
+    """IPython's Python for the cell, line for line; None when it joins or splits lines (then the fallback reads the cell)."""
     lines = _LINES.findall(source)
-    out, skipped = [], []
-    magic = lines[0].strip()[2:].split(None, 1)[0] if lines and lines[0].lstrip().startswith("%%") and len(lines[0].strip()) > 2 else None
+    blank = next((i for i, line in enumerate(lines) if line.strip()), len(lines))  # IPython drops leading blank lines
+    try:
+        out = _LINES.findall(transformer.transform_cell("".join(lines[blank:]))) if blank < len(lines) else []
+    except Exception:  # noqa: BLE001 - a cell IPython cannot transform is read by the fallback
+        return None
+    if len(out) != len(lines) - blank:
+        return None
+    shaped = CellProgram(lines[:blank], [0] * blank, [False] * blank, [])
+    for before, after in zip(lines[blank:], out):
+        text, new = before.rstrip("\r\n"), after.rstrip("\r\n")
+        ending = before[len(text):] or "\n"
+        python = text.endswith(new)
+        shift = len(text) - len(new) if python else max(_indent(text) - _indent(new), 0)
+        shaped.lines.append(new + ending)
+        shaped.shifts.append(shift)
+        shaped.ipython.append(not python)
+        if not python:
+            shaped.skipped.append(text)
+    return shaped
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _fallback(source: str) -> CellProgram:
+    """Without IPython: its lines become ``pass`` and a comment of the line (a block of only magics still parses),
+    a ``%%cell`` magic's body is left out unless it is Python, a common indent is stripped as IPython strips it."""
+    lines = _LINES.findall(source)
+    first = next((line for line in lines if line.strip()), "")
+    common = first[:_indent(first)]
+    shifts = [len(common) if common and line.startswith(common) else 0 for line in lines]
+    lines = [line[shift:] for line, shift in zip(lines, shifts)]
+    magic = _cell_magic(lines)
+    shaped = CellProgram([], shifts, [], [])
     state = _Open()
     continued = False  # a marked line ending in a backslash goes on on the next line
     for number, line in enumerate(lines):
@@ -183,15 +302,25 @@ def code_lines(source: str) -> tuple[list[str], list[str]]:
         escape = continued or (starts_statement and _ESCAPE.match(line) is not None)
         escape = escape or (magic is not None and (number == 0 or magic not in PYTHON_CELL_MAGICS))
         if escape:
-            indent = len(line) - len(line.lstrip(" \t"))
-            out.append(line[:indent] + MARK + line[indent:])
-            skipped.append(line.rstrip("\n"))
+            indent = _indent(line)
+            statement = _STATEMENT if starts_statement and not continued and (magic is None or number == 0) else ""
+            shaped.lines.append(line[:indent] + statement + MARK + line[indent:])
+            shaped.skipped.append(line.rstrip("\n"))
             continued = line.rstrip("\r\n").endswith("\\")
         else:
-            out.append(line)
+            shaped.lines.append(line)
             state.feed(line)
             continued = False
-    return out, skipped
+        shaped.ipython.append(escape)
+    return shaped
+
+
+def _edit_in_cell(cell: Cell, line: int, end_line: int, edit: Edit) -> Edit:
+    """A program edit at the cell's own columns; a line it inserts gets the stripped prefix of the line it follows."""
+    shift, end_shift = cell.program.shift(line), cell.program.shift(end_line)
+    prefix = _LINES.findall(cell.source)[line - 1][:shift] if shift else ""
+    content = edit.content.replace("\n", "\n" + prefix) if prefix else edit.content
+    return Edit(line, edit.column + shift, end_line, edit.end_column + end_shift, content)
 
 
 class _Open:
@@ -232,11 +361,6 @@ class _Open:
                 self.depth = max(self.depth - 1, 0)
             i += 1
         self.backslash = line.rstrip("\r\n").endswith("\\") and self.quote is None
-
-
-def _restore(line: str) -> str:
-    indent = len(line) - len(line.lstrip(" \t"))
-    return line[:indent] + line[indent + len(MARK):] if line[indent:].startswith(MARK) else line
 
 
 def _source_json(text: str, span: tuple[int, int], source: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.context import FileContext, key_of, strip_identity
 from trainwell.lint.dataflow import reaching
 
 SOFTMAX, SIGMOID, LOG_PROBS, RAW, UNKNOWN = "softmax", "sigmoid", "log_probs", "raw", "unknown"
@@ -26,11 +26,18 @@ def kind(ctx: FileContext, expr: ast.AST | None, scope: ast.AST, line: int, dept
         values = reaching(ctx, scope, expr.id, line)
         if len(values) != 1 or isinstance(values[0], (ast.AugAssign, ast.For, ast.AsyncFor)):
             return UNKNOWN
+        branches = _assignments_reaching(scope, expr.id, line) if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        if len(branches) > 1:  # `if probabilities: out = torch.sigmoid(out)`: one kind on every path, or unknown
+            kinds = {kind(ctx, v.value, scope, v.lineno, depth + 1) for v in branches}
+            return kinds.pop() if len(kinds) == 1 else UNKNOWN
         return kind(ctx, values[0], scope, getattr(values[0], "lineno", line), depth + 1)
     if not isinstance(expr, ast.Call):
         return UNKNOWN
-    func = expr.func
     qual = ctx.call_name(expr) or ""
+    if qual.endswith("parallel.data_parallel") and len(expr.args) >= 2:  # data_parallel(self.main, x) runs self.main(x)
+        expr = ast.Call(func=expr.args[0], args=[expr.args[1]], keywords=[])
+        qual = ""
+    func = expr.func
     last = qual.rsplit(".", 1)[-1] if qual else (func.attr if isinstance(func, ast.Attribute) else "")
     if qual.startswith("torch") and last in _ACTIVATIONS:
         return _ACTIVATIONS[last]
@@ -40,10 +47,15 @@ def kind(ctx: FileContext, expr: ast.AST | None, scope: ast.AST, line: int, dept
         if func.attr in _NEUTRAL:
             return kind(ctx, func.value, scope, line, depth + 1)
     role = ctx.role(key_of(func))
-    if role is not None and role.kind == "model":
+    if role is not None and role.kind == "model" and role.node is not None:
         if role.cls in _MODULES:
             return _MODULES[role.cls]
+        if "home" in role.info:  # a module class of another file of the tree: read in its own file
+            return model_output(role.info["home"], None, role.cls, depth)
         return model_output(ctx, role.node, role.cls, depth)
+    built = _built_from_project_class(ctx, key_of(func)) if role is None or role.node is None else None
+    if built is not None:
+        return model_output(built[0], None, built[1], depth)
     if key_of(func) in ctx.functions:
         fn = ctx.functions[key_of(func)]  # type: ignore[index]
         return _returns(ctx, fn, depth)
@@ -78,6 +90,11 @@ def _returns(ctx: FileContext, fn: ast.AST, depth: int, cls: str | None = None) 
 
 def _layer_kind(ctx: FileContext, expr: ast.AST, fn: ast.AST, line: int, depth: int, cls: str | None) -> str:
     """Inside a module's forward: ``self.fc(x)`` is RAW when ``self.fc`` is a Linear layer."""
+    if isinstance(expr, ast.Name) and cls is not None and depth <= 8:
+        values = _assignments_reaching(fn, expr.id, line)
+        if len(values) > 1:  # `if use_sigmoid: out = torch.sigmoid(out)`: each branch's value, one kind or unknown
+            kinds = {_layer_kind(ctx, v.value, fn, v.lineno, depth + 1, cls) for v in values}
+            return kinds.pop() if len(kinds) == 1 else UNKNOWN
     found = kind(ctx, expr, fn, line, depth)
     if found != UNKNOWN or cls is None:
         return found
@@ -98,3 +115,31 @@ def _layer_kind(ctx: FileContext, expr: ast.AST, fn: ast.AST, line: int, depth: 
                 if name == "Sequential":
                     return model_output(ctx, node.value, "Sequential", depth + 1)
     return UNKNOWN
+
+
+def _assignments_reaching(fn: ast.AST, name: str, line: int) -> list[ast.Assign]:
+    """The plain assignments of ``name`` above ``line`` in ``fn`` from the last one that runs unconditionally
+    (a statement of the function's own body) on: the values ``name`` may hold at ``line``."""
+    found = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < line
+                    and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)), key=lambda n: n.lineno)
+    body = getattr(fn, "body", [])
+    start = max((i for i, n in enumerate(found) if n in body), default=0)
+    return found[start:]
+
+
+def _built_from_project_class(ctx: FileContext, key: str | None) -> tuple[FileContext, str] | None:
+    """(its file, the class) when every assignment of ``key`` in this file builds an ``nn.Module`` class that another
+    file of the checked tree defines (``netD = Discriminator(ngpu).to(device)`` after ``from models import *``)."""
+    if key is None or ctx.project is None:
+        return None
+    values = [strip_identity(a.value) for a in ctx.assigns if any(key_of(t) == key for t in a.targets)]
+    found = {project_class(ctx, v.func) if isinstance(v, ast.Call) else None for v in values}
+    if len(found) != 1:
+        return None
+    return found.pop()
+
+
+def project_class(ctx: FileContext, func: ast.expr) -> tuple[FileContext, str] | None:
+    """The file of the tree and the name of the ``nn.Module`` class that the callee ``func`` names through this
+    file's imports (see :meth:`trainwell.lint.index.ProjectIndex.module_class`), or None."""
+    return ctx.project.module_class(ctx, func) if ctx.project is not None else None

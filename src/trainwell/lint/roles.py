@@ -26,7 +26,7 @@ SCHEDULERS = {
     "OneCycleLR": "step", "CyclicLR": "step", "LambdaLR": "unknown", "MultiplicativeLR": "unknown",
     "LinearLR": "unknown", "ConstantLR": "unknown", "SequentialLR": "unknown", "ChainedScheduler": "unknown",
 }
-_SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
+SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
 _STEP_WORDS = re.compile(r"len\(|step|iter|batch|warmup", re.I)
 _EPOCH_WORDS = re.compile(r"epoch", re.I)
 _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
@@ -81,6 +81,13 @@ class RoleIndex:
             if self.is_module_class(local):
                 return Role("loss" if local.endswith("Loss") else "model", value, local)
             return None
+        project = getattr(self, "project", None)
+        if project is not None and local is not None and not qual.startswith(("torch", "transformers", "timm")):
+            found = project.module_class(self, value.func)  # `GPT(config)` after `from model import GPT`
+            if found is not None:
+                return Role("loss" if found[1].endswith("Loss") else "model", value, found[1], {"home": found[0]})
+        if qual == "timm.create_model":
+            return Role("model", value, last)
         if last == "deepcopy" and value.args:  # a new object: a role of its own, not an alias
             inner_key = key_of(strip_identity(value.args[0]))
             source = self.roles.get(inner_key or "") or self.classify(value.args[0])
@@ -103,7 +110,7 @@ class RoleIndex:
         kind = SCHEDULERS.get(cls, "step" if "schedule" in cls else "unknown")
         if kind in ("step", "unknown"):
             return kind
-        sizes = [k.value for k in call.keywords if k.arg in _SIZE_ARGS] + list(call.args[1:2])
+        sizes = [k.value for k in call.keywords if k.arg in SIZE_ARGS] + list(call.args[1:2])
         text = " ".join(ast.unparse(s) for s in sizes)
         if _STEP_WORDS.search(text):
             return "step"
@@ -250,17 +257,22 @@ class RoleIndex:
             return False
         qual = self.call_name(role.node) or ""
         local = key_of(role.node.func)
-        return (local in self.classes and role.cls == local) or (qual.startswith(("torch.nn.", "torchvision.models.")) and qual.rsplit(".", 1)[-1] == role.cls)
+        return (local in self.classes and role.cls == local) or "home" in role.info \
+            or (qual.startswith(("torch.nn.", "torchvision.models.")) and qual.rsplit(".", 1)[-1] == role.cls)
 
     def has_mode_layers(self, key: str | None) -> bool:
         """Whether the model under ``key`` has Dropout or BatchNorm (its train/eval mode matters); False when unknown."""
         role = self.role(key)
         if role is None or role.kind != "model" or role.node is None:
             return False
+        if "home" in role.info:  # a module class of another file of the checked tree
+            return role.info["home"]._class_has_mode_layers(role.cls, frozenset())
         if role.cls in self.classes:
             return self._class_has_mode_layers(role.cls, frozenset())
         if role.cls == "from_pretrained" or (self.call_name(role.node) or "").startswith("torchvision.models"):
             return True
+        if role.cls == "create_model" and isinstance(role.node, ast.Call):
+            return _timm_has_batch_norm(role.node)
         return bool(_MODE_LAYERS.search(ast.unparse(role.node))) or any(
             isinstance(n, ast.Call) and key_of(n.func) in self.classes and self._class_has_mode_layers(key_of(n.func), frozenset())
             for n in ast.walk(role.node))
@@ -271,5 +283,29 @@ class RoleIndex:
             return False
         if _MODE_LAYERS.search(ast.unparse(cls)):
             return True
-        used = {key_of(n.func) for n in ast.walk(cls) if isinstance(n, ast.Call)} | {key_of(b) for b in cls.bases}
-        return any(u in self.classes and self._class_has_mode_layers(u, seen | {name}) for u in used if u)
+        calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
+        used = {key_of(n.func) for n in calls} | {key_of(b) for b in cls.bases}
+        if any(u in self.classes and self._class_has_mode_layers(u, seen | {name}) for u in used if u):
+            return True
+        project = getattr(self, "project", None)
+        for node in [*(c.func for c in calls), *cls.bases]:
+            qual = self.qualname(node) or ""
+            if qual.startswith("torchvision.models.") or (qual.startswith("transformers.") and qual.endswith(".from_pretrained")):
+                return True  # a pretrained backbone inside (``self.backbone = resnet50()``)
+            if qual == "timm.create_model" and isinstance(node, ast.expr) and any(c.func is node and _timm_has_batch_norm(c) for c in calls):
+                return True
+            found = project.module_class(self, node) if project is not None and key_of(node) not in self.classes and qual else None
+            if found is not None and found[0]._class_has_mode_layers(found[1], frozenset()):
+                return True  # a block class of another file of the tree (``from layers import Block``)
+        return False
+
+
+# timm families built of BatchNorm layers whatever their arguments (ViTs and ConvNeXts are not: LayerNorm, no dropout)
+_TIMM_BATCH_NORM = re.compile(r"(?:se|ecaresnet|seresnext|wide_)?res(?:net|next)|efficientnet|mobilenet|densenet|regnet|"
+                              r"vgg\d+_bn|inception|xception|dla|dpn|cspresnet|cspdarknet|darknet|hrnet|ghostnet|mnasnet")
+
+
+def _timm_has_batch_norm(call: ast.Call) -> bool:
+    """Whether ``timm.create_model("resnet50", ...)`` names a family built of BatchNorm layers (train/eval matters)."""
+    name = call.args[0] if call.args else kwarg(call, "model_name")
+    return isinstance(name, ast.Constant) and isinstance(name.value, str) and _TIMM_BATCH_NORM.match(name.value.split(".")[0]) is not None

@@ -8,7 +8,6 @@ as an internal-error problem naming rule and file, and the run goes on.
 from __future__ import annotations
 
 import ast
-import fnmatch
 import os
 import re
 import warnings
@@ -21,15 +20,15 @@ from trainwell.lint import config as config_mod
 from trainwell.lint import notebook, source_file
 from trainwell.lint.cache import FOLDER_NAME, Cache
 from trainwell.lint.context import FileContext
+from trainwell.lint.discover import discover
 from trainwell.lint.index import ProjectIndex
 from trainwell.lint.rules import all_rules
-from trainwell.lint.suppress import suppressed
+from trainwell.lint.suppress import suppressed, unknown_codes
 from trainwell.diagnostic import Finding
 from trainwell.errors import TrainwellError
 
 _LIBRARIES = ("lightning", "accelerate", "transformers")
 _TORCH_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:lightning|pytorch_lightning|accelerate|transformers)\b", re.M)
-SKIP_DIRS = {".git", ".venv", "venv", "__pycache__", "build", "dist", "node_modules"}
 
 
 @dataclass
@@ -86,7 +85,9 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         ctx.project = project
     ctx.target_version = target_version
     findings: list[Finding] = []
-    problems: list[Problem] = []
+    problems = [Problem("invalid-noqa", path, f"{code} in `{comment}` is no trainwell code, so it silences nothing; "
+                        "write a catalog code (`trainwell rule --all`) or remove it", line, column)
+                for line, column, code, comment in unknown_codes(ctx.lines)]
     if not force and not ctx.uses_torch:
         return findings, problems
     rules = all_rules()
@@ -122,39 +123,6 @@ def read_source(path: Path) -> str:
     return source_file.read(path)[1]
 
 
-def discover(paths: Sequence[str | os.PathLike[str]], exclude: Sequence[str] = (), root: Path | None = None) -> list[Path]:
-    """The files to check: given files as they are, folders searched for ``*.py`` and ``*.ipynb``.
-
-    ``exclude`` prunes what the search finds; a folder the user names is
-    searched even when it matches (as a named file is checked).
-    """
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if not path.exists():
-            raise TrainwellError(f"{raw}: no such file or folder; give paths to Python files or folders (default: .)")
-        if path.is_file():
-            files.append(path)
-            continue
-        patterns = () if _excluded(path, exclude, root) else exclude
-        for folder, dirs, names in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".") and not _excluded(Path(folder, d), patterns, root))
-            for name in sorted(names):
-                if name.endswith((".py", notebook.SUFFIX)) and not _excluded(Path(folder, name), patterns, root):
-                    files.append(Path(folder, name))
-    return files
-
-
-def _excluded(path: Path, patterns: Sequence[str], root: Path | None) -> bool:
-    if not patterns:
-        return False
-    try:
-        relative = path.resolve().relative_to(root.resolve()).as_posix() if root else path.as_posix()
-    except ValueError:
-        relative = path.as_posix()
-    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(path.name, p) or relative.startswith(p.rstrip("/") + "/") for p in patterns)
-
-
 def resolve_codes(select: Sequence[str] | None, ignore: Sequence[str] | None) -> set[str]:
     """The static codes a run reports; TrainwellError for an unknown code or prefix."""
     for patterns in (select, ignore):
@@ -168,12 +136,17 @@ def resolve_codes(select: Sequence[str] | None, ignore: Sequence[str] | None) ->
 
 def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
         target_version: tuple[int, int] | str | None = None, force: bool = False, exclude: Sequence[str] = (),
-        preview: bool | None = None, cache: bool = False, cache_dir: str | os.PathLike[str] | None = None) -> Report:
+        preview: bool | None = None, cache: bool = False, cache_dir: str | os.PathLike[str] | None = None,
+        respect_gitignore: bool = True, text: str | None = None, force_exclude: bool = False) -> Report:
     """Check files and folders with the configuration found above the first path.
 
     ``preview`` None takes the config's; ``cache`` reuses results of unchanged
     files from ``cache_dir`` (default: the config's ``cache-dir``, else
     ``.trainwell_cache`` beside the pyproject.toml, else in the current folder).
+    ``respect_gitignore`` False searches folders without the ignore files.
+    ``text`` is the source of the one path given (read from stdin), checked
+    alone: that path need not exist. ``force_exclude`` applies ``exclude``
+    to named files too.
     """
     paths = list(paths) or ["."]
     config = config_mod.load(Path(paths[0]))
@@ -184,16 +157,18 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     if isinstance(target_version, str):
         target_version = config_mod.parse_version(target_version, "--target-version")
     preview = config.preview if preview is None else preview
-    files = discover(paths, config.exclude, config.root)
+    files = [Path(paths[0])] if text is not None else discover(paths, config.exclude, config.root, respect_gitignore, force_exclude)
     roots = [Path(p) if Path(p).is_dir() else Path(p).parent for p in paths]
-    project = ProjectIndex(files, roots, target_version or config.target_version or config_mod.DEFAULT_TARGET)
+    project = ProjectIndex(files if text is None else [], roots, target_version or config.target_version or config_mod.DEFAULT_TARGET)
+    cache = cache and text is None
     store = Cache(Path(cache_dir) if cache_dir else config.cache_dir or (config.root or Path.cwd()) / FOLDER_NAME, files) if cache else None
     report = Report()
     reported: set[tuple[str, str, int, int]] = set()  # a helper's finding is seen from each file that calls it: once
     for path in files:
         name = str(path)
+        report.files += 1
         try:
-            data, source = source_file.read(path)
+            data, source = (text.encode(), text) if text is not None else source_file.read(path)
             target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
             key = store.key(name, data, codes, target, preview, force, store.dependency_digest(name)) if store else ""
             findings, problems = (store.get(key) if store else None) or _check_file(source, name, codes, target, force, preview, project, store, key)
@@ -203,7 +178,6 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         except OSError as error:
             report.problems.append(Problem("read-error", name, f"cannot read: {error.strerror or error}"))
             continue
-        report.files += 1
         report.lines += source.count("\n") + 1
         report.sources[name] = source
         for finding in findings:

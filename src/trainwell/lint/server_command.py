@@ -1,7 +1,7 @@
 """`trainwell server`: the static checker as a language server for editors (LSP over stdio).
 
-Editors start it themselves (see docs/check.md, *Editors*). It needs pygls
-(``pip install 'trainwell[lsp]'``), imported only when the server starts.
+Editors start it themselves (see docs/check.md, *Editors*). pygls, a
+dependency of the light install, is imported only when the server starts.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
         from trainwell.lint.language_server import build
     except ModuleNotFoundError as error:
         if error.name and error.name.split(".")[0] in ("pygls", "lsprotocol"):
-            raise TrainwellError("`trainwell server` needs pygls 2: install it with `pip install 'trainwell[lsp]'`") from None
+            raise TrainwellError("`trainwell server` needs pygls 2, a dependency of trainwell that is missing here: "
+                                 "pip install \"pygls>=2,<3\" (or reinstall trainwell)") from None
         raise
     build().start_io()
     return 0

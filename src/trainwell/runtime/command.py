@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select", action="append", metavar="CODES", help="report only these codes or prefixes (comma-separated; TW503 is opt-in)")
     parser.add_argument("--ignore", action="append", metavar="CODES", help="do not report these codes or prefixes (comma-separated)")
     parser.add_argument("--plot", metavar="FILE.png", help="draw learning rate, loss and gradient norm per optimizer step, findings marked")
+    parser.add_argument("--nproc", type=int, metavar="N", help="start N ranks on this machine through torchrun and watch every one (one report)")
     parser.add_argument("-m", dest="as_module", action="store_true", help="run a module, as `python -m MODULE` does")
     parser.add_argument("target", nargs=argparse.REMAINDER, metavar="SCRIPT [ARGS...]", help="the script or notebook (.ipynb) (or, with -m, the module) and its own arguments")
 
@@ -41,29 +42,57 @@ def run(args: argparse.Namespace) -> int:
     target, script_args = args.target[0], args.target[1:]
     if not args.as_module:
         _check_script(target)
-    for option, path in (("--report", args.report), ("--plot", args.plot)):
-        if path:
-            _check_writable(option, path)
+    from trainwell.runtime import torchrun
+    from trainwell.runtime.ranks import RUN_DIR_ENV
+
+    rank_of_launch = os.environ.get(RUN_DIR_ENV)
+    if not rank_of_launch:  # a rank of `--nproc`: the launcher checked these and writes them
+        for option, path in (("--report", args.report), ("--plot", args.plot)):
+            if path:
+                _check_writable(option, path)
+    if args.nproc is not None:
+        if args.plot:
+            raise TrainwellError("--plot draws one process's steps: run without --nproc to plot, or drop --plot")
+        select, ignore = _codes(args.select), _codes(args.ignore)
+        from trainwell.runtime.watcher import watch
+
+        watch(select=select, ignore=ignore)  # a wrong code is one line here, not one per rank
+        exit_code, run = torchrun.launch_ranks(args.nproc, getattr(args, "_argv", None) or ["run", *args.target])
+        return _finish(args, run, exit_code)
     from trainwell.runtime.script import run_script
-    from trainwell.runtime.summary import render_table
     from trainwell.runtime.watcher import watch
 
-    watcher = watch(select=_codes(args.select), ignore=_codes(args.ignore), echo=sys.stderr, record=bool(args.plot))
+    watcher = watch(select=_codes(args.select), ignore=_codes(args.ignore), echo=sys.stderr, record=bool(args.plot),
+                    follow=True)
+    shared = torchrun.torchrun_directory()  # a rank of torchrun: its local rank 0 prints the node's one report
+    watcher.directory = rank_of_launch or shared
     if target.endswith(".ipynb") and not args.as_module:
         from trainwell.runtime.notebook_run import run_notebook
 
         exit_code = run_notebook(watcher, target, script_args)
     else:
         exit_code = run_script(watcher, target, script_args, as_module=args.as_module)
-    if watcher.faults:
-        print("trainwell: internal probe errors (please report): " + "; ".join(watcher.faults), file=sys.stderr)
-    print(render_table(watcher.findings, watcher.steps, watcher.hand_steps, exit_code), file=sys.stderr)
-    if args.strict and watcher.findings and exit_code == 0:
+    if rank_of_launch or (shared and not torchrun.reports_for_node()):
+        return exit_code
+    if shared:
+        return _finish(args, torchrun.gather(shared), exit_code)
+    return _finish(args, watcher, exit_code)
+
+
+def _finish(args: argparse.Namespace, run: Any, exit_code: int) -> int:
+    """The one report of a run (one process, or every rank merged): faults, the table, --strict, --report, --plot."""
+    from trainwell.runtime.summary import render_table
+
+    if run.faults:
+        print("trainwell: internal probe errors (please report): " + "; ".join(run.faults), file=sys.stderr)
+    print(render_table(run.findings, run.steps, run.hand_steps, exit_code, run.ranks, run.complete),
+          file=sys.stderr)
+    if args.strict and run.findings and exit_code == 0:
         exit_code = 1
     if args.report:
-        _write_report(args.report, watcher, exit_code)
+        _write_report(args.report, run, exit_code)
     if args.plot:
-        _draw(args.plot, watcher)
+        _draw(args.plot, run)
     return exit_code
 
 
@@ -100,8 +129,11 @@ def _check_writable(option: str, path: str) -> None:
 
 def _write_report(path: str, watcher: Any, exit_code: int) -> None:
     keys = ("code", "name", "message", "path", "line", "step", "count")
-    findings = [{**{key: finding.to_dict()[key] for key in keys}, "count_of": finding.extra.get("count_of")} for finding in watcher.findings]
+    findings = [{**{key: finding.to_dict()[key] for key in keys}, "count_of": finding.extra.get("count_of"),
+                 **({"ranks": finding.extra["ranks"]} if "ranks" in finding.extra else {})} for finding in watcher.findings]
     document = {"findings": findings, "exit_code": exit_code, "steps": watcher.steps, "hand_written_steps": watcher.hand_steps}
+    if watcher.ranks:
+        document["ranks"] = watcher.ranks
     try:
         with open(path, "w", encoding="utf-8") as handle:
             json.dump(document, handle, indent=2)

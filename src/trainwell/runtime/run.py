@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
+from trainwell.runtime.children import Family
 from trainwell.runtime.events import Bus
 from trainwell.runtime.hand_updates import HandUpdates
 from trainwell.runtime.hooks import install, remove_all
@@ -14,9 +15,13 @@ from trainwell.runtime.session import Session
 class ActiveWatch:
     """Installed on construction; ``close()`` finishes the probes and removes every hook."""
 
-    def __init__(self, codes: set[str], echo: TextIO | None, record: bool) -> None:
+    def __init__(self, codes: set[str], echo: TextIO | None, record: bool, follow: bool = False,
+                 directory: str | None = None, index: int | None = None) -> None:
+        """``follow``: watch the processes the code starts too (``trainwell run``), writing to ``directory``
+        (made at the first child when None); ``index``: this process's place among its siblings."""
         classes = [cls for cls in discover() if codes & set(cls.codes)]
         self.session = Session(codes, echo, {code: cls.counts for cls in classes for code in cls.codes})
+        self.family = Family(self.session, codes, echo, directory, index) if follow or directory else None
         self.probes = [cls(self.session) for cls in classes]
         self.recorder = None
         if record:
@@ -25,11 +30,15 @@ class ActiveWatch:
             self.recorder = StepRecorder(self.session)
         hand_updates = HandUpdates(self.session)  # first: the step it reveals is counted before the event
         subscribers: list[Any] = [hand_updates, self.session, *self.probes]
+        if self.family is not None:
+            subscribers.append(self.family)
         if self.recorder is not None:
             subscribers.append(self.recorder)
         self.bus = Bus(subscribers)
         hand_updates.bus = self.bus
         self.handles = install(self.bus, quiet_scheduler_warning="TW105" in codes)
+        if self.family is not None:
+            self.handles += self.family.install(self)
         self.findings: list[Any] = []
         self.steps = 0
         self.hand_steps = 0
@@ -57,6 +66,8 @@ class ActiveWatch:
         self.steps = self.session.step
         self.hand_steps = self.session.hand_steps
         self.faults = list(self.bus.faults)
+        if self.family is not None:
+            self.family.close(self.faults)
         if self.recorder is not None:
             self.history = self.recorder.history()
         return replacement

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Callable
 from typing import Any, TextIO
 
 import torch
@@ -67,9 +68,16 @@ class OptimizerInfo:
 class Session:
     """Findings and shared facts of one watched run."""
 
-    def __init__(self, codes: set[str], echo: TextIO | None = None, count_kinds: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        codes: set[str],
+        echo: TextIO | None = None,
+        count_kinds: dict[str, str] | None = None,
+        sink: Callable[[Finding], None] | None = None,
+    ) -> None:
         self.codes = codes
         self.echo = echo
+        self.sink = sink  # given: it records and echoes each new finding (a run of many processes)
         self.count_kinds = count_kinds or {}  # code -> what its count counts (see Probe.counts)
         self.findings: dict[tuple[str, str, int], Finding] = {}
         self.seq = 0
@@ -201,15 +209,23 @@ class Session:
         finding = Finding(code, message, path, line, hint=hint, step=step)
         finding.extra["count_of"] = self.count_kinds.get(code, OCCURRENCES)
         self.findings[key] = finding
-        if self.echo is not None:
-            where = f"{display_path(path)}:{line}"
-            print(f"trainwell: {where}: {code} {CATALOG[code].name} ({step_label(step)}): {message}", file=self.echo)
-            if hint:
-                print(f"  hint: {hint}", file=self.echo)
-            self.echo.flush()
+        if self.sink is not None:
+            self.sink(finding)
+        elif self.echo is not None:
+            echo_finding(finding, self.echo)
 
     def result(self) -> list[Finding]:
         return sorted(self.findings.values(), key=lambda f: (f.step or 0, f.path, f.line, f.code))
+
+
+def echo_finding(finding: Finding, stream: TextIO, prefix: str = "") -> None:
+    """The line (and hint) printed when a finding is first seen; ``prefix`` names the rank."""
+    where = f"{display_path(finding.path)}:{finding.line}"
+    print(f"trainwell: {prefix}{where}: {finding.code} {CATALOG[finding.code].name} ({step_label(finding.step)}): "
+          f"{finding.message}", file=stream)
+    if finding.hint:
+        print(f"  hint: {finding.hint}", file=stream)
+    stream.flush()
 
 
 def display_path(path: str) -> str:

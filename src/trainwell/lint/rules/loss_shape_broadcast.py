@@ -11,7 +11,8 @@ unknown, and unknown is silent. The runtime probe sees every shape.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
@@ -201,11 +202,30 @@ def _call_shape(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, dep
         if name == "view_as" and call.args:
             return shape(ctx, call.args[0], scope, line, depth + 1)
         if name in ("view", "reshape"):
-            return _ints(list(call.args))
+            return _view(list(call.args), lambda: shape(ctx, base, scope, line, depth + 1))
     role = ctx.role(key_of(call.func))
     if role is not None and role.kind == "model" and call.args and len(call.args) == 1:
         return _model_output(ctx, role.node, role.cls, shape(ctx, call.args[0], scope, line, depth + 1))
     return None
+
+
+def _view(args: list[ast.expr], base: Callable[[], Shape | None]) -> Shape | None:
+    """The shape ``view``/``reshape`` gives: literal sizes, one ``-1`` worked out from the base's known shape."""
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        args = list(args[0].elts)
+    sizes = [_int(a) for a in args]
+    if any(v is None or v < -1 for v in sizes) or sizes.count(-1) > 1:
+        return None
+    if -1 not in sizes:
+        return tuple(sizes)  # type: ignore[arg-type]
+    known, rest = base(), math.prod(v for v in sizes if v != -1)  # type: ignore[misc]
+    if known is None or rest < 1:
+        return None
+    if known[:1] == (BATCH,) and BATCH not in known[1:]:  # a batch [N, ...]: -1 is N when the rest keeps every other element
+        return tuple(BATCH if v == -1 else v for v in sizes) if math.prod(known[1:]) == rest else None  # type: ignore[misc]
+    if BATCH in known or math.prod(known) % rest:
+        return None
+    return tuple(math.prod(known) // rest if v == -1 else v for v in sizes)  # type: ignore[misc]
 
 
 def _reshaped(name: str, base: Shape | None, call: ast.Call) -> Shape | None:

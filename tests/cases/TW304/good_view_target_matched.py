@@ -1,0 +1,19 @@
+"""Targets reshaped with view(-1, 1) against the [N, 1] output, and view(-1) against the squeezed one: same shapes."""
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.utils.data import DataLoader, TensorDataset
+
+torch.manual_seed(0)
+batch_size = 16
+X, Y = torch.randn(64, 8), torch.randn(64)
+loader = DataLoader(TensorDataset(X, Y), batch_size=batch_size, shuffle=True, generator=torch.Generator().manual_seed(0))
+fc = nn.Linear(8, 1)
+optimizer = torch.optim.SGD(fc.parameters(), lr=0.05)
+for epoch in range(2):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = F.smooth_l1_loss(fc(x), y.view(-1, 1)) + F.mse_loss(fc(x).squeeze(1), y.view(-1))
+        loss.backward()
+        optimizer.step()
+    print(epoch, loss.item())

@@ -1,0 +1,57 @@
+"""Facts from what the code does: a value that is backpropagated carries a graph, whatever built it."""
+
+from __future__ import annotations
+
+import textwrap
+
+from trainwell.catalog import STATIC, enabled_codes
+from trainwell.lint.runner import check_source
+
+IMPORTLIB = '''
+import importlib
+import torch
+
+lib = importlib.import_module("models.vae")
+model = lib.Model()
+criterion = lib.Loss()
+optimizer = torch.optim.Adam(model.parameters())
+loader = [torch.randn(8, 4)]
+for epoch in range(3):
+    total = 0
+    for x in loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), x)
+        loss.backward()
+        optimizer.step()
+        total += loss
+'''
+
+
+def _codes(source: str) -> list[tuple[str, int]]:
+    findings, problems = check_source(textwrap.dedent(source), "script.py", enabled_codes(detector=STATIC))
+    assert not problems
+    return [(f.code, f.line) for f in findings]
+
+
+def test_a_backpropagated_loss_from_modules_of_unknown_kind_is_a_kept_graph():
+    assert _codes(IMPORTLIB) == [("TW204", 17)]
+
+
+def test_a_loss_summed_before_its_backward_is_the_same_graph():
+    swapped = IMPORTLIB.replace("        loss.backward()\n        optimizer.step()\n        total += loss",
+                                "        total += loss\n        loss.backward()\n        optimizer.step()")
+    assert _codes(swapped) == [("TW204", 15)]
+
+
+def test_a_value_not_backpropagated_proves_nothing():
+    other = IMPORTLIB.replace("total += loss", "total += criterion(model(x), x)")
+    assert ("TW204", 17) not in _codes(other)
+
+
+def test_a_loss_reassigned_after_its_backward_is_not_the_backpropagated_value():
+    reassigned = IMPORTLIB.replace("        total += loss", "        loss = float(loss)\n        total += loss")
+    assert _codes(reassigned) == []
+
+
+def test_a_detached_backpropagated_loss_is_not_kept():
+    assert _codes(IMPORTLIB.replace("total += loss", "total += loss.detach()")) == []
