@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from trainwell.lint.runner import run
+from trainwell.lint.runner import check_source, run
 
 DISCRIMINATOR = '''
 import torch.nn as nn
@@ -121,3 +121,44 @@ def test_tw302_loader_and_averager_of_other_files(tmp_path):
 def test_tw302_full_batches_of_a_loader_of_another_file(tmp_path):
     root = _write(tmp_path, {"data.py": DATA.format(drop=", drop_last=True"), "meters.py": METERS, "train.py": TRAIN})
     assert _found(root, "TW302") == [("train.py", 22)]  # the validation loader keeps its short last batch
+
+
+VOLATILE = '''
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(3, 4), torch.randint(0, 2, (3,))) for _ in range(4)]
+for epoch in range(2):
+    for x, y in data:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    for x, y in data:
+        x = Variable(x, volatile={flag})
+        out = model(x)
+'''
+
+
+def test_tw203_says_volatile_does_nothing_since_0_4():
+    findings, _ = check_source(textwrap.dedent(VOLATILE.format(flag="True")), "v.py", {"TW203"})
+    assert [f.line for f in findings] == [16]
+    assert "no effect since PyTorch 0.4" in findings[0].message
+    findings, _ = check_source(textwrap.dedent(VOLATILE.format(flag="False")), "v.py", {"TW203"})
+    assert [f.line for f in findings] == [16] and "volatile" not in findings[0].message
+
+
+def test_volatile_turns_nothing_off_on_installed_torch():
+    """The fact the TW203 message states: `Variable(x, volatile=True)` only warns; the output still has a graph."""
+    import warnings
+
+    import torch
+    from torch.autograd import Variable
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = torch.nn.Linear(2, 1)(Variable(torch.randn(3, 2), volatile=True))
+    assert out.requires_grad and out.grad_fn is not None
+    assert any("volatile" in str(w.message) for w in caught)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from trainwell.lint.context import FileContext, key_of
-from trainwell.lint.events import grad_of
+from trainwell.lint.events import Event, Site, grad_of
 
 CUTS = {"detach", "item", "tolist", "numpy", "cpu_numpy"}
 _METADATA = {"shape", "dtype", "device", "grad", "requires_grad", "is_cuda", "ndim", "grad_fn", "names", "layout"}
@@ -372,3 +372,30 @@ def _harmless_callee(ctx: FileContext, call: ast.Call) -> bool:
     if isinstance(func, ast.Name):
         return func.id in _BUILTINS and func.id not in ("setattr", "exec", "eval", "globals", "vars")
     return False
+
+
+def graph_at(ctx: FileContext, event: Event) -> Graph:
+    """The :class:`Graph` question asked just after ``event``, with the parameters of the helper it sits in bound to
+    what the calls that led there passed (``meter.update(loss)`` runs ``self.values.append(value)``: ``value`` is
+    ``loss``)."""
+    return Graph(ctx, event.scope, event.line + 1, _bound(ctx, event.sites))  # type: ignore[arg-type]
+
+
+def _bound(ctx: FileContext, sites: tuple[Site, ...]) -> dict[str, bool]:
+    """Which parameters of the innermost callee of ``sites`` receive a graph-carrying argument."""
+    if not sites:
+        return {}
+    site = sites[-1]
+    fn = site.callee
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]  # type: ignore[attr-defined]
+    if site.method and params:
+        params = params[1:]
+    caller = Graph(ctx, site.caller, site.call.lineno, _bound(ctx, sites[:-1]))  # type: ignore[arg-type]
+    bound: dict[str, bool] = {}
+    for param, arg in zip(params, site.call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        bound[param] = caller.connected(arg)
+    names = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}  # type: ignore[attr-defined]
+    bound.update({k.arg: caller.connected(k.value) for k in site.call.keywords if k.arg in names})
+    return bound

@@ -31,6 +31,9 @@ ESCAPE = "escape"  # an optimizer or model handed to a call we cannot see into
 # Event.grad: True (autograd on by default), False (no_grad / inference_mode), None (a helper whose callers we
 # cannot see), ENABLED (switched on on purpose: `torch.enable_grad()`, gradients with respect to inputs).
 ENABLED = "enabled"
+# Event.via of a STEP written by hand (`p.data.add_(p.grad, alpha=-lr)`, `p -= lr * p.grad` over `model.parameters()`):
+# its key is the model whose parameters it updates.
+MANUAL = "manual"
 # Event.grad of a FORWARD of a model whose every parameter was set `requires_grad = False` first (the idiom from
 # before `no_grad`): autograd is on, yet the pass builds no graph from the model's weights.
 FROZEN = "frozen"
@@ -43,6 +46,7 @@ FUNCTIONAL_LOSSES = {
     "binary_cross_entropy": "BCELoss", "mse_loss": "MSELoss", "l1_loss": "L1Loss", "smooth_l1_loss": "SmoothL1Loss",
     "kl_div": "KLDivLoss", "huber_loss": "HuberLoss",
 }
+STORES = {"append", "extend", "appendleft"}  # container methods that keep their argument
 _CLIPS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"}
 _SYNCS = {"item", "cpu", "numpy", "tolist"}
 
@@ -66,6 +70,17 @@ class Frame:
         return [e for e in self.events if e.kind == kind]
 
 
+@dataclass(frozen=True, eq=False)
+class Site:
+    """One call the walk followed into a function of the project: ``caller`` holds ``call``; ``method`` when the
+    callee's first parameter is the receiver (``meter.update(loss)`` runs ``update(self, value)``)."""
+
+    call: ast.Call
+    caller: ast.AST | None
+    callee: ast.AST
+    method: bool = False
+
+
 @dataclass(eq=False)
 class Event:
     """One thing that happens at one place of one iteration."""
@@ -84,6 +99,7 @@ class Event:
     scope: ast.AST | None = None  # the function (or module) whose body holds ``node``
     subst: dict[str, str] = field(default_factory=dict)
     sealed: bool = False  # a FORWARD in a function that no graph can leave (dataflow.sealed): evaluation
+    sites: tuple[Site, ...] = ()  # the calls that inlined ``scope``, outermost first (empty: an entry point)
 
     @property
     def line(self) -> int:
@@ -174,7 +190,7 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
             return (EVAL if off else TRAIN), key, None, None
         if name in _SYNCS:
             return SYNC, key, receiver, None
-        if name in ("append", "extend") and call.args:
+        if name in STORES and call.args:
             return APPEND, key, call.args[0], None
         if name == "forward" and _model_like(ctx, key, raw):
             return FORWARD, key, None, None

@@ -26,6 +26,7 @@ MAX_DEPTH = 4
 _EVENT_METHODS = {"backward", "zero_grad", "step", "eval", "train", "clip_grad_norm_", "clip_grad_value_", "unscale_",
                   "requires_grad_", "manual_backward", "load_state_dict", "zero_", "forward"}
 MAX_EVENTS = 50_000
+_UPDATES = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"}  # in-place updates of a parameter from its gradient
 UNKNOWN = "unknown"
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -33,13 +34,15 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class Env:
     """Where the walk is: the renaming of parameters, the function and class it is in."""
 
-    __slots__ = ("subst", "scope", "cls", "stack", "local_defs")
+    __slots__ = ("subst", "scope", "cls", "stack", "local_defs", "sites")
 
-    def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...]) -> None:
+    def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...],
+                 sites: tuple[ev.Site, ...] = ()) -> None:
         self.subst = subst
         self.scope = scope
         self.cls = cls
         self.stack = stack
+        self.sites = sites  # the calls that inlined this function, outermost first
         body = getattr(scope, "body", [])
         self.local_defs = {s.name: s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
 
@@ -58,6 +61,25 @@ def _ends_the_run(body: list[ast.stmt]) -> bool:
     if isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value:
         return True
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and key_of(last.value.func) in ("sys.exit", "exit", "quit")
+
+
+def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
+    """Whether ``fn`` stores one of its arguments where it outlives the call (``self.values.append(value)``,
+    ``history.append(loss)``, ``self.total += value``): a meter or a recorder, whose stores the rules must see."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    holders = params | {"self"}
+    for node in scope_nodes(ctx, fn):
+        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and (key_of(node.func.value) or "").partition(".")[0] in holders:  # type: ignore[attr-defined]
+            stored = node.args
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and (key_of(node.target) or "").partition(".")[0] in holders:
+            stored = [node.value]
+        else:
+            continue
+        if any(isinstance(n, ast.Name) and n.id in params - {"self"} for a in stored for n in ast.walk(a)):
+            return True
+    return False
 
 
 def _join(a: dict[str, frozenset], b: dict[str, frozenset]) -> dict[str, frozenset]:
@@ -131,7 +153,7 @@ class Analysis(Ownership):
             isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
             or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
             for n in scope_nodes(self.ctx, fn)
-        ) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
+        ) or _keeps_an_argument(self.ctx, fn) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
             or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._project_callees(fn))
         for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
             found = found or self._interesting(nested, seen | {fn})
@@ -256,6 +278,8 @@ class Analysis(Ownership):
     def _assignment(self, stmt: ast.stmt, env: Env) -> None:
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
+                if isinstance(target, ast.Attribute) and target.attr == "data" and (model := self._updated_model(target, stmt.value, env)) is not None:
+                    self._emit(ev.STEP, stmt, model, env, via=ev.MANUAL)  # `p.data = p.data - lr * p.grad`
                 if isinstance(target, ast.Attribute) and target.attr == "grad" and isinstance(stmt.value, ast.Constant) and stmt.value.value is None:
                     self._emit(ev.ZERO_GRAD, stmt, None, env, via=None if self._clears_all(target) else ev.PER_TENSOR)
                 if isinstance(target, ast.Attribute) and target.attr == "requires_grad" and isinstance(stmt.value, ast.Constant):
@@ -280,6 +304,8 @@ class Analysis(Ownership):
                             self._set_mode(key, frozenset({UNKNOWN}))
         elif isinstance(stmt, ast.AugAssign):
             self._emit(ev.AUG, stmt, subst_key(stmt.target, env.subst), env, arg=stmt.value)
+            if isinstance(stmt.op, (ast.Sub, ast.Add)) and (model := self._updated_model(stmt.target, stmt.value, env)) is not None:
+                self._emit(ev.STEP, stmt, model, env, via=ev.MANUAL)  # `p -= lr * p.grad`
 
     def _freeze(self, model: str | None, frozen: bool) -> None:
         if model is not None:
@@ -290,6 +316,20 @@ class Analysis(Ownership):
         if not self._clears_all(target):
             return None
         return subst_key(self.frame.node.iter.func.value, env.subst)  # type: ignore[union-attr]
+
+    def _updated_model(self, target: ast.expr, value: ast.AST, env: Env) -> str | None:
+        """``M`` when ``target`` is ``p`` or ``p.data`` of ``for p in M.parameters():`` and ``value`` reads ``p.grad``:
+        a hand-written optimizer step over the model's parameters."""
+        loop = self.frame.node if self.frame is not None else None
+        if not isinstance(loop, (ast.For, ast.AsyncFor)) or method_name(loop.iter) not in ("parameters", "named_parameters"):
+            return None
+        param = loop.target.elts[-1] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
+        name = key_of(param)
+        if name is None or key_of(target) not in (name, f"{name}.data"):
+            return None
+        if not any(isinstance(n, ast.Attribute) and n.attr == "grad" and key_of(n.value) == name for n in ast.walk(value)):
+            return None
+        return subst_key(loop.iter.func.value, env.subst)  # type: ignore[attr-defined]
 
     def _clears_all(self, target: ast.Attribute) -> bool:
         """``for p in model.parameters(): p.grad = None`` with no ``if`` between: every gradient, not a chosen few."""
@@ -308,6 +348,9 @@ class Analysis(Ownership):
         if method_name(call) == "requires_grad_":  # `model.requires_grad_(False)`
             off = bool(call.args) and isinstance(call.args[0], ast.Constant) and call.args[0].value is False
             self._freeze(subst_key(call.func.value, env.subst), off)  # type: ignore[attr-defined]
+        if method_name(call) in _UPDATES and (model := self._updated_model(call.func.value, call, env)) is not None:  # type: ignore[attr-defined]
+            self._emit(ev.STEP, call, model, env, via=ev.MANUAL)  # `p.data.add_(p.grad, alpha=-lr)`
+            return
         found = ev.classify(self.ctx, call, env.subst)
         if found is not None:
             kind, key, arg, via = found
@@ -413,7 +456,8 @@ class Analysis(Ownership):
         decorated = self._decorated_grad(fn)
         if decorated is not None:
             self.grad = decorated
-        self._block(fn.body, Env(subst, fn, cls, env.stack + (fn,)))
+        site = ev.Site(call, env.scope, fn, bind and cls is not None and isinstance(call.func, ast.Attribute))
+        self._block(fn.body, Env(subst, fn, cls, env.stack + (fn,), env.sites + (site,)))
         self.grad = grad
         return True
 
@@ -440,7 +484,8 @@ class Analysis(Ownership):
         mode = self.mode_of(key) if kind == ev.FORWARD else frozenset()
         closed = kind == ev.FORWARD and env.scope is not None and sealed(self.ctx, env.scope)
         grad = ev.FROZEN if kind == ev.FORWARD and self.grad is True and self._frozen(key) else self.grad
-        event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed)
+        event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed,
+                      env.sites)
         self.events.append(event)
         frame = self.frame
         while frame is not None:

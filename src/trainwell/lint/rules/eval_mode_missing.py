@@ -42,11 +42,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 
 def _over_loader(ctx: FileContext, forward: Event) -> bool:
-    """Whether the forward runs in a loop over the batches of a DataLoader built in this file (a validation pass)."""
+    """Whether the forward runs in a loop over the batches of a DataLoader built in this file, a loop that steps no
+    optimizer (a validation pass; a GAN's samples drawn inside its training loop are not one)."""
     frame = forward.frame
     while frame is not None and frame.kind == "loop":
         if frame.iter_key is not None and frame.iter_key in _loader_keys(ctx):
-            return True
+            return not frame.has(ev.STEP)
         frame = frame.parent
     return False
 

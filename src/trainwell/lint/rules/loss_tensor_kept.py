@@ -7,7 +7,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import Graph
+from trainwell.lint.dataflow import Graph, graph_at
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Edit, Finding, Fix
 
@@ -26,7 +26,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if not _outlives_steps(event):
             continue  # not stored across training steps (an RNN unroll's list, a plot's list made fresh each time)
-        graph = Graph(ctx, event.scope, event.line + 1)
+        graph = graph_at(ctx, event)
         if not graph.connected(added):
             continue
         raw = key_of(event.node.func.value) if isinstance(event.node, ast.Call) else key_of(_target(event.node))  # type: ignore[attr-defined]

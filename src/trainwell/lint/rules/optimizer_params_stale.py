@@ -4,7 +4,8 @@ Seen in the order of statements: an optimizer built over ``model.parameters()``,
 then, in the same function (or a later method of the class that built it in
 ``__init__``), a statement that replaces those parameters: a new submodule,
 ``load_state_dict(..., assign=True)``, a deep copy that is trained instead, an
-FSDP wrap; or, for Adagrad (state made at construction), a cast or move.
+FSDP wrap; or, for Adagrad (state made at construction), a cast or move
+(``model.double()``, or ``model = model.half().to(device)``).
 ``.to()`` / ``.half()`` keep the Parameter objects (PyTorch 2.x) and are not
 reported for other optimizers.
 """
@@ -90,6 +91,8 @@ def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], o
     if base is not None and _related(ctx, analysis, key_of(base), models) and ctx.classify(node.value) is not None and ctx.classify(node.value).kind == "model":
         return "puts new parameters into the model"
     value = node.value
+    if opt_cls == "Adagrad" and _related(ctx, analysis, key_of(target), models) and _casts_of(value) == key_of(target):
+        return "moves or casts the parameters while Adagrad's state, made at construction, stays behind"
     if isinstance(target, ast.Name) and target.id in models and isinstance(value, ast.Call):
         role, inner = ctx.classify(value), strip_identity(value)
         wraps_itself = isinstance(inner, ast.Call) and any(key_of(strip_identity(a)) == target.id for a in inner.args)
@@ -103,6 +106,15 @@ def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], o
         if value.args and _related(ctx, analysis, key_of(value.args[0]), models):
             return "wraps the model in FSDP, which replaces its parameters"
     return None
+
+
+def _casts_of(value: ast.expr) -> str | None:
+    """``model`` for ``model.half().to(device)``: the key a chain of casts and moves starts from, else None."""
+    if not (isinstance(value, ast.Call) and method_name(value) in _CASTS):
+        return None
+    while isinstance(value, ast.Call) and method_name(value) in _CASTS:
+        value = value.func.value  # type: ignore[attr-defined]
+    return key_of(value)
 
 
 def _trained(analysis, key: str) -> bool:

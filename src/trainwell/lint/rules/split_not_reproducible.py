@@ -3,7 +3,8 @@
 Premises, each read from the file: ``random_split`` (no seeded ``generator=``),
 ``train_test_split`` (no ``random_state``), a ``torch.randperm`` (no seeded
 generator) or ``np.random.permutation`` sliced into parts; nothing in the file seeds the global generators
-(any ``*seed*`` call silences the rule); the split is not saved nor broadcast;
+(any ``*seed*`` call silences the rule, except a Generator's own ``manual_seed``, which counts only for
+the splits given that generator); the split is not saved nor broadcast;
 and the file runs it more than once per experiment: in several processes
 (``init_process_group``, DDP, ``mp.spawn``, a DistributedSampler, Lightning's
 ``strategy="ddp"``, Accelerate's ``Accelerator``) or in a run
@@ -45,9 +46,13 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 
 def _seeded_globally(ctx: FileContext) -> bool:
+    """A call that seeds the global generators (``torch.manual_seed``, ``np.random.seed``, ``seed_everything``, a
+    project's ``set_seed``). ``g.manual_seed(0)`` seeds one generator: it makes only the splits given ``g`` reproducible."""
     for call in ctx.calls:
-        name = method_name(call) or key_of(call.func) or ""
-        if "seed" in name.rsplit(".", 1)[-1].lower():
+        name = (method_name(call) or key_of(call.func) or "").rsplit(".", 1)[-1]
+        if name == "manual_seed" and not (ctx.call_name(call) or "").startswith("torch."):
+            continue  # a Generator's own seed (`torch.Generator().manual_seed(0)`, `g.manual_seed(0)`)
+        if "seed" in name.lower():
             return True
     return False
 

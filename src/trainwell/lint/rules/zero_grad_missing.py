@@ -27,7 +27,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if not before:
                 continue
             backward = before[-1]
-            opt = ctx.snippet(step.node) if step.via is None else f"{step.key}.step() (through the scaler)"
+            opt = ctx.snippet(step.node) if step.via != "scaler" else f"{step.key}.step() (through the scaler)"
             yield ctx.finding(
                 CODE, backward.node,
                 f"`{ctx.snippet(backward.node)}` adds onto the gradients of every earlier batch: `{step.key}` is never "

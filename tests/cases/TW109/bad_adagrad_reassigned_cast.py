@@ -1,0 +1,22 @@
+"""TW109: Adagrad built, then `model = model.double().to(device)`: the cast keeps the Parameter objects but
+Adagrad's state, made at construction, stays float32."""
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+device = torch.device("cpu")
+X = torch.randn(32, 8, dtype=torch.float64)
+y = torch.randint(0, 2, (32,))
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+optimizer = torch.optim.Adagrad(model.parameters(), lr=0.05)
+model = model.double().to(device)  # static: TW109
+
+for epoch in range(2):
+    perm = torch.randperm(len(X))
+    for start in range(0, len(X), 8):
+        idx = perm[start:start + 8]
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(model(X[idx]), y[idx])
+        loss.backward()
+        optimizer.step()  # runtime: TW109
+    print(epoch, loss.item())

@@ -1,0 +1,31 @@
+# case: static-only
+"""Both splits are given a seeded generator: every rank draws the same train, validation and test sets."""
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset, random_split
+from torch.utils.data.distributed import DistributedSampler
+
+
+def main():
+    dist.init_process_group("gloo")
+    data = TensorDataset(torch.randn(1000, 8), torch.randint(0, 2, (1000,)))
+    g = torch.Generator()
+    g.manual_seed(0)
+    train_set, rest = random_split(data, [800, 200], generator=g)
+    val_set, test_set = random_split(rest, [100, 100], generator=torch.Generator().manual_seed(1))
+    sampler = DistributedSampler(train_set)
+    loader = DataLoader(train_set, batch_size=32, sampler=sampler)
+    model = DDP(nn.Linear(8, 2))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(3):
+        sampler.set_epoch(epoch)
+        for x, y in loader:
+            optimizer.zero_grad()
+            nn.functional.cross_entropy(model(x), y).backward()
+            optimizer.step()
+
+
+if __name__ == "__main__":
+    main()
