@@ -74,3 +74,12 @@ def test_every_command_line_in_the_readme_parses(argv):
 
     build_parser(_available_subcommands()).parse_args(argv)
 
+
+
+def test_the_rule_table_is_the_catalog():
+    """The README lists every code of the catalog, as `trainwell rule --all --markdown` prints them."""
+    from trainwell.catalog.command import markdown_table
+
+    found = re.search(r"<!-- the rule table: .*? -->\n(.*?)<!-- end of the rule table -->", TEXT, flags=re.S)
+    assert found, "the README lost its rule table markers"
+    assert found.group(1) == markdown_table(), "the README's rule table is stale: paste `trainwell rule --all --markdown` between its markers"

@@ -81,6 +81,11 @@ class Finding:
     def name(self) -> str:
         return CATALOG[self.code].name
 
+    @property
+    def severity(self) -> str:
+        """``error`` or ``warning``: advice (TW404, TW503, TW504) and preview findings are warnings."""
+        return "warning" if self.preview else CATALOG[self.code].severity
+
     def location(self) -> str:
         return f"{self.path}:{self.line}:{self.column}"
 
@@ -100,6 +105,7 @@ class Finding:
             "step": self.step,
             "count": self.count,
             "preview": self.preview,
+            "severity": self.severity,
         }
 
 

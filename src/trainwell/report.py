@@ -68,7 +68,8 @@ def text(findings: Sequence[Finding], problems: Sequence[ProblemLike], out: Text
         by_path.setdefault(problem.path, []).append(f"{_cell_path(problem.path, getattr(problem, 'cell', None))}:{problem.line}:{problem.column}: "
                                                     f"{_problem_title(problem)}: {problem.message}")
     for finding in findings:
-        marks = ("[preview] " if finding.preview else "") + ("[*] " if finding.fix is not None and finding.fix.applies(unsafe_fixes) else "")
+        marks = ("[preview] " if finding.preview else "[warning] " if finding.severity == "warning" else "") + \
+            ("[*] " if finding.fix is not None and finding.fix.applies(unsafe_fixes) else "")
         lines = [f"{_cell_path(finding.path, finding.extra.get('cell'))}:{finding.line}:{finding.column}: {finding.code} {marks}{finding.message}"]
         if finding.hint:
             lines.append(f"    hint: {finding.hint}")
@@ -118,7 +119,7 @@ def github_line(finding: Finding) -> str:
 
     A notebook's finding annotates the line of the ``.ipynb`` file that holds the cell's line, and its message names the cell.
     """
-    level, title = ("warning", f"{finding.code} {finding.name} (preview)") if finding.preview else ("error", f"{finding.code} {finding.name}")
+    level, title = finding.severity, f"{finding.code} {finding.name}" + (" (preview)" if finding.preview else "")
     if "cell" in finding.extra:
         where = f"line={finding.extra['file_line']}"
         message = f"cell {finding.extra['cell']}, line {finding.line}: {finding.message}"
@@ -137,6 +138,7 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
         "name": _camel(CATALOG[code].name),
         "shortDescription": {"text": CATALOG[code].summary},
         "helpUri": f"{DOCS_PATH}{CATALOG[code].page_name}",
+        "defaultConfiguration": {"level": CATALOG[code].severity},
         "properties": {"tags": sorted(CATALOG[code].detectors)},
     } for code in codes]
     results = []
@@ -155,7 +157,7 @@ def sarif(findings: Sequence[Finding], problems: Sequence[ProblemLike] = ()) -> 
         if finding.fix is not None:
             properties["fix"] = {"message": finding.fix.message, "applicability": finding.fix.applicability}
         results.append({
-            "ruleId": finding.code, "ruleIndex": index[finding.code], "level": "warning" if finding.preview else "error",
+            "ruleId": finding.code, "ruleIndex": index[finding.code], "level": finding.severity,
             "message": {"text": message},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(finding.path)}, "region": region}}],
             "properties": properties,
@@ -198,7 +200,7 @@ def _cell_path(path: str, cell: int | None) -> str:
 def _problem_dict(problem: ProblemLike) -> dict[str, Any]:
     return {"code": None, "name": problem.kind, "message": problem.message, "path": problem.path, "line": problem.line,
             "column": problem.column, "end_line": problem.line, "end_column": problem.column, "fix": None, "rule": problem.rule,
-            "preview": False, **({"cell": problem.cell} if getattr(problem, "cell", None) is not None else {})}
+            "preview": False, "severity": "error", **({"cell": problem.cell} if getattr(problem, "cell", None) is not None else {})}
 
 
 def _problem_title(problem: ProblemLike) -> str:

@@ -223,3 +223,19 @@ def test_nproc_prints_one_summary_of_the_first_failing_rank(workdir):
     assert "factories.py:broken" in err and "has no attribute 'broken'" in err
     assert "Traceback" not in err and "ChildFailedError" not in err and "[rank" not in err
     assert snapshot(workdir) == before
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "-m", "nosuchmod"], "no module named 'nosuchmod' from "),
+    (["run", "-m", "nosuch.sub"], "no module named 'nosuch.sub' from "),
+    (["run", "-m", "apkg"], "'apkg' is a package without a __main__ module"),
+    (["run", "binary.py"], "binary.py: not a Python source file (source code string cannot contain null bytes)"),
+])
+def test_run_of_what_python_cannot_start_is_one_line_exit_1(workdir, capsys, argv, message):
+    (workdir / "binary.py").write_bytes(b"\x00\x01\xfe\xff")
+    (workdir / "apkg").mkdir()
+    (workdir / "apkg" / "__init__.py").write_text("")
+    code = call(argv)
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("trainwell: error: ") and err.count("\n") == 1 and message in err, err
+    assert "None" not in err and "Traceback" not in err

@@ -117,5 +117,21 @@ def test_excluded_files_and_noqa_are_honoured_in_process(tmp_path: Path) -> None
     (tmp_path / "pyproject.toml").write_text('[tool.trainwell]\nexclude = ["fixtures"]\n', encoding="utf-8")
     (tmp_path / "fixtures").mkdir()
     server = TrainwellServer()
-    assert [f.code for f in server._check(BUGGY, str(tmp_path / "train.py"))] == ["TW502", "TW204"]
-    assert server._check(BUGGY, str(tmp_path / "fixtures" / "train.py")) == []
+    findings, problems = server._check(BUGGY, str(tmp_path / "train.py"))
+    assert [f.code for f in findings] == ["TW502", "TW204"] and problems == []
+    assert server._check(BUGGY, str(tmp_path / "fixtures" / "train.py")) == ([], [])
+
+
+def test_a_syntax_error_being_typed_is_shown_and_advice_is_a_warning(tmp_path: Path) -> None:
+    from trainwell.diagnostic import Finding
+    from trainwell.lint.language_server import TrainwellServer, _diagnostic, _problem_diagnostic
+
+    typing = BUGGY.replace("    optimizer.step()\n", "    optimizer.step(\n")
+    findings, problems = TrainwellServer()._check(typing, str(tmp_path / "train.py"))
+    [problem] = problems
+    diagnostic = _problem_diagnostic(problem, typing.splitlines())
+    assert diagnostic.severity == types.DiagnosticSeverity.Error and diagnostic.message.startswith("syntax error: ")
+    assert diagnostic.range.start.line == 11 and diagnostic.source == "trainwell"  # `optimizer.step(` never closed, 0-based
+    lines = ["x = 1"]
+    assert _diagnostic(Finding("TW503", "sync", "a.py", 1, 1, 1, 6), lines).severity == types.DiagnosticSeverity.Warning
+    assert _diagnostic(Finding("TW204", "kept", "a.py", 1, 1, 1, 6), lines).severity == types.DiagnosticSeverity.Error

@@ -11,6 +11,8 @@ from importlib import resources
 
 STATIC = "static"
 RUNTIME = "runtime"
+# Advice, not a bug: the run is right, only slower or less reproducible than it could be. Shown as warnings.
+ADVICE = frozenset({"TW404", "TW503", "TW504"})
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,11 @@ class BugClass:
     summary: str
     detectors: frozenset[str]
     default_enabled: bool = True
+
+    @property
+    def severity(self) -> str:
+        """``error`` for a bug, ``warning`` for advice (every output format and the editor say it so)."""
+        return "warning" if self.code in ADVICE else "error"
 
     @property
     def page_name(self) -> str:

@@ -3,7 +3,8 @@
 An editor sends a Python file's text as it is typed; the server checks that
 text (not the file on disk) with the configuration ``[tool.trainwell]`` above
 the file, and answers with diagnostics: the code, linked to the rule's page,
-an error (a warning for a preview finding), the message and the hint. A fix
+an error (a warning for advice, TW404/TW503/TW504, and for a preview finding), the message and the hint; a syntax
+error while the file is typed is shown at its place (the findings return when the file parses again). A fix
 is a code action titled with its safety. One project index per folder is
 kept between edits, so a helper another file imports is parsed once; it is
 dropped when a file is saved, as the helpers may have changed on disk.
@@ -53,28 +54,30 @@ class TrainwellServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         path = to_fs_path(uri) or uri
         lines = document.source.splitlines()
-        findings = self._check(document.source, path)
+        findings, problems = self._check(document.source, path)
         self.findings[uri] = findings
-        diagnostics = [_diagnostic(f, lines) for f in findings]
+        diagnostics = [_problem_diagnostic(p, lines) for p in problems] + [_diagnostic(f, lines) for f in findings]
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version))
         return diagnostics
 
-    def _check(self, source: str, path: str) -> list[Finding]:
+    def _check(self, source: str, path: str) -> tuple[list[Finding], list[Any]]:
+        """The findings of the file, and the problems that stopped it being checked (a syntax error while it is typed)."""
         try:
             config = config_mod.load(Path(path))
             codes = resolve_codes(config.select, config.ignore)
         except Exception as error:  # noqa: BLE001 - a broken pyproject.toml is shown in the editor, not a dead server
             self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"trainwell: {error}"))
-            return []
+            return [], []
         if config.exclude and excluded(Path(path), config.exclude, config.root):
-            return []  # as `trainwell check .` skips it
+            return [], []  # as `trainwell check .` skips it
         target = config.target_version or config.declared_for(Path(path)) or config_mod.DEFAULT_TARGET
         root = (config.root or Path(path).parent).resolve()
         if root not in self._indexes:
             files = [p for p in root.rglob("*.py") if ".venv" not in p.parts and ".git" not in p.parts][:20_000]
             self._indexes[root] = _LiveIndex(files, [root], target)
-        findings, _ = check_source(source, path, codes, target, preview=config.preview, project=self._indexes[root])
-        return [f for f in findings if f.path == path]  # a helper's finding belongs to the helper's file
+        findings, problems = check_source(source, path, codes, target, preview=config.preview, project=self._indexes[root])
+        # a helper's finding belongs to the helper's file; a rule's internal error is the server's log's, not the user's text's
+        return [f for f in findings if f.path == path], [p for p in problems if p.kind != "internal-error"]
 
     def forget_indexes(self) -> None:
         self._indexes.clear()
@@ -94,11 +97,20 @@ def _diagnostic(finding: Finding, lines: list[str]) -> types.Diagnostic:
     return types.Diagnostic(
         range=types.Range(_position(lines, finding.line, finding.column - 1), _position(lines, end_line, end_column)),
         message=("[preview] " if finding.preview else "") + message,
-        severity=types.DiagnosticSeverity.Warning if finding.preview else types.DiagnosticSeverity.Error,
+        severity=types.DiagnosticSeverity.Warning if finding.severity == "warning" else types.DiagnosticSeverity.Error,
         code=finding.code,
         code_description=types.CodeDescription(href=page.as_uri()),
         source=SOURCE,
     )
+
+
+def _problem_diagnostic(problem: Any, lines: list[str]) -> types.Diagnostic:
+    """A syntax error (or an unknown noqa code) at its place, to the end of its line: the file's findings wait for it."""
+    text = lines[problem.line - 1] if 0 < problem.line <= len(lines) else ""
+    start = _position(lines, problem.line, problem.column - 1)
+    end = _position(lines, problem.line, max(len(text), problem.column))
+    return types.Diagnostic(range=types.Range(start, end), message=f"{problem.kind.replace('-', ' ')}: {problem.message}",
+                            severity=types.DiagnosticSeverity.Error, source=SOURCE)
 
 
 def _text_edit(edit: Edit, lines: list[str]) -> types.TextEdit:

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     target, script_args = args.target[0], args.target[1:]
     if not args.as_module:
         _check_script(target)
+    else:
+        _check_module(target)
     from trainwell.runtime import torchrun
     from trainwell.runtime.ranks import RUN_DIR_ENV
 
@@ -111,9 +113,33 @@ def _check_script(target: str) -> None:
         with open(target, "rb") as handle:
             compile(handle.read(), target, "exec", dont_inherit=True)
     except SyntaxError as error:  # python exits 1 for it: so does trainwell, in one line
+        if error.lineno is None:  # null bytes, an undecodable file: no line to point at
+            raise TrainwellError(f"{target}: not a Python source file ({error.msg}); give the path of a .py script", exit_code=1) from None
         raise TrainwellError(f"{target}:{error.lineno}: the script does not parse: {error.msg}", exit_code=1) from None
     except (OSError, ValueError) as error:
         raise TrainwellError(f"cannot read the script {target!r}: {error}") from None
+
+
+def _check_module(name: str) -> None:
+    """One line for a module ``python -m`` would not find (from the current folder first, as it searches)."""
+    import importlib.util
+
+    sys.path.insert(0, os.getcwd())
+    package = False
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations is not None:  # a package runs its __main__
+            package, spec = True, importlib.util.find_spec(f"{name}.__main__")
+    except (ImportError, ValueError):  # a parent package that is missing, or an empty name
+        spec = None
+    finally:
+        sys.path.remove(os.getcwd())
+    if spec is None and package:
+        raise TrainwellError(f"{name!r} is a package without a __main__ module, so `python -m {name}` cannot run it; "
+                             "name the module that trains", exit_code=1)
+    if spec is None:
+        raise TrainwellError(f"no module named {name!r} from {os.getcwd()}: run from the folder it is importable from, "
+                             "or pass a script path instead of -m", exit_code=1)
 
 
 def _check_writable(option: str, path: str) -> None:
