@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 
 _PUBLIC = {
     "Trainer": "trainwell.fit.trainer",
+    "load_weights": "trainwell.fit.weights",
     "watch": "trainwell.runtime.watcher",
     "check": "trainwell.lint.runner",
     "measure_memory": "trainwell.memory.measure",

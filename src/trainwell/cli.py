@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rule": ("trainwell.catalog.command", "print the documentation page of a rule (or --all to list them)"),
     "run": ("trainwell.runtime.command", "run a training script and report the silent bugs it commits"),
     "memory": ("trainwell.memory.command", "how much memory training needs, and what each saving buys"),
+    "export": ("trainwell.fit.export_command", "write a run's trained weights as safetensors, for plain PyTorch"),
     "verify-resume": ("trainwell.fit.verify_command", "check that stopping and resuming your run gives bitwise-identical weights"),
     "server": ("trainwell.lint.server_command", "the static checker as a language server for editors (LSP over stdio)"),
 }

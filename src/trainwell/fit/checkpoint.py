@@ -167,7 +167,9 @@ def resolve_resume(resume: str | os.PathLike) -> Path:
     )
 
 
-def check_model_compatible(model: nn.Module, state: dict[str, torch.Tensor], source: Path) -> None:
+def check_model_compatible(model: nn.Module, state: dict[str, torch.Tensor], source: Path,
+                           what: str = "checkpoint",
+                           fix: str = "resume with the same model definition") -> None:
     """Raise TrainwellError naming missing/unexpected keys and shape mismatches."""
     own = model.state_dict()
     missing = [k for k in own if k not in state]
@@ -184,8 +186,7 @@ def check_model_compatible(model: nn.Module, state: dict[str, torch.Tensor], sou
         parts.append(f"shape mismatch {_few(shapes)}")
     if parts:
         raise TrainwellError(
-            f"checkpoint {source} does not fit this model: {'; '.join(parts)}; "
-            "resume with the same model definition", exit_code=1)
+            f"{what} {source} does not fit this model: {'; '.join(parts)}; {fix}", exit_code=1)
 
 
 def _few(items: list[str], n: int = 5) -> str:

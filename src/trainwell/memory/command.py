@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     train.add_argument("--optimizer", default="adamw", help="sgd, sgd-momentum, adam, adamw, adam(w)-amsgrad, adagrad, "
                        "rmsprop(-momentum, -centered), adam8bit, adamw8bit, adafactor (default: adamw)")
     train.add_argument("--precision", default="32", help="32, bf16-mixed, 16-mixed (autocast); bf16-true, 16-true "
-                       "(all half); bf16-master, 16-master (half + fp32 master copy, analytic only) (default: 32)")
+                       "(all half); bf16-master, 16-master (half + fp32 master copy, analytic only); Lightning's 16 and "
+                       "bf16 mean 16-mixed and bf16-mixed (default: 32)")
     train.add_argument("--shard", type=int, default=1, metavar="N", help="shard over N GPUs (ZeRO / FSDP)")
     train.add_argument("--stage", type=int, choices=(0, 1, 2, 3), default=None,
                        help="ZeRO stage: 1 state, 2 + gradients (FSDP SHARD_GRAD_OP), 3 + weights (FSDP "

@@ -138,6 +138,11 @@ def _notes(inputs: Inputs) -> list[str]:
     notes = []
     if inputs.shape is not None and inputs.shape.heads == 1 and inputs.shape.hidden % 64:
         notes.append("one attention head assumed (--hidden is not a multiple of 64); give --heads")
+    if inputs.has_batch:
+        notes.append("attention: " + ("eager, softmax(QK^T)V as written, keeping the s*s "
+                                      "probabilities for backward (the default; --attention flash "
+                                      "for SDPA/FlashAttention)" if inputs.shape.attention == "eager"
+                                      else "flash (fused SDPA/FlashAttention kernels: no s*s terms)"))
     if not inputs.has_batch:
         notes.append("activations are NOT included: give --batch, --seq, --hidden and --layers to add them")
     if inputs.precision.autocast:

@@ -15,7 +15,10 @@ bf16-master        2        2      4       fp32                   half
 16-master
 =================  =======  =====  ======  =====================  ============================
 
-``*-mixed`` is ``torch.autocast`` as PyTorch does it: the parameters stay fp32
+The names are ``trainwell fit``'s (``32``, ``bf16-mixed``, ``16-mixed``), the
+layouts fit does not train in, and Lightning's aliases with Lightning's
+meaning (``16`` = ``16-mixed``, ``bf16`` = ``bf16-mixed``); ``fp16`` and
+``bfloat16`` are refused as ambiguous. ``*-mixed`` is ``torch.autocast`` as PyTorch does it: the parameters stay fp32
 and are themselves the master weights (no separate copy); autocast casts
 each matmul weight to half once per forward and backward keeps that copy.
 ``*-true`` is Lightning's "true" half precision: everything half, optimizer
@@ -55,14 +58,28 @@ PRECISIONS: dict[str, Precision] = {
     "bf16-master": Precision("bf16-master", 2, 2, 4, 4, "half", "bf16"),
     "16-master": Precision("16-master", 2, 2, 4, 4, "half", "fp16"),
 }
-_ALIASES = {"32-true": "32", "fp32": "32", "float32": "32", "bf16": "bf16-true", "fp16-mixed": "16-mixed",
-            "fp16": "16-true", "fp16-true": "16-true", "fp16-master": "16-master"}
+# Lightning's short names, with Lightning's meaning ("16" and "bf16" are AMP: autocast).
+LIGHTNING_ALIASES = {"16": "16-mixed", "bf16": "bf16-mixed", "32-true": "32"}
+# Names read one way by an AMP user (autocast) and another by a dtype (all half): refused.
+_AMBIGUOUS = {"fp16": "16", "float16": "16", "half": "16", "bfloat16": "bf16", "fp32": "32",
+              "float32": "32"}
 
 
 def get_precision(name: str) -> Precision:
-    """The precision called ``name``; a one-line error listing the valid names otherwise."""
+    """The precision called ``name`` (``fit``'s names, the layouts above, Lightning's aliases);
+    a one-line error otherwise."""
     key = str(name).strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in PRECISIONS:
-        raise TrainwellError(f"unknown precision {name!r}; choose one of: {', '.join(PRECISIONS)}")
-    return PRECISIONS[key]
+    key = LIGHTNING_ALIASES.get(key, key)
+    if key in PRECISIONS:
+        return PRECISIONS[key]
+    family = _AMBIGUOUS.get(key)
+    if family == "32":
+        raise TrainwellError(f"unknown precision {name!r}; full precision is '32'")
+    if family is not None:
+        raise TrainwellError(
+            f"precision {name!r} is ambiguous: {family}-mixed is autocast (what AMP users and "
+            f"Lightning's '{family}' mean), {family}-true is every tensor in half, {family}-master "
+            f"half weights with an fp32 master copy; pass one of them")
+    aliases = ", ".join(f"{a} = {t}" for a, t in LIGHTNING_ALIASES.items())
+    raise TrainwellError(f"unknown precision {name!r}; choose one of: {', '.join(PRECISIONS)} "
+                         f"(Lightning's aliases: {aliases})")

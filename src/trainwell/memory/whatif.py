@@ -4,6 +4,9 @@ Each change and how it is computed (analytic mode / model mode):
 
 - bf16 autocast: re-estimated with ``bf16-mixed`` / re-measured under autocast
   (on CPU, autocast runs softmax in bf16 where CUDA keeps fp32).
+- flash attention: the LLM shape with ``attention="flash"`` (the fused
+  ``F.scaled_dot_product_attention`` kernels keep no s*s attention matrix),
+  when the estimate used eager attention (analytic mode).
 - gradient accumulation over k micro-batches: activations of a batch / k
   (analytic: exact for the formula; model mode: measured activations / k,
   which assumes every saved tensor scales with the batch).
@@ -56,6 +59,10 @@ def analytic_what_ifs(inputs: Any, baseline: MemoryReport, compute: Callable[[An
         add("bf16 autocast", replace(inputs, precision=get_precision("bf16-mixed")),
             "saves activation memory only: autocast keeps fp32 weights, gradients and state")
     shape = inputs.shape
+    if inputs.has_batch and shape.attention == "eager":
+        add("flash attention (SDPA)", replace(inputs, shape=replace(shape, attention="flash")),
+            "--attention flash: F.scaled_dot_product_attention's fused kernels keep no s*s "
+            "attention matrix")
     if inputs.has_batch and shape.batch >= accumulate > 1:
         micro = -(-shape.batch // accumulate)
         add(f"gradient accumulation x{accumulate}", replace(inputs, shape=replace(shape, batch=micro)),
