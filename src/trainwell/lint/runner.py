@@ -19,9 +19,10 @@ from trainwell.catalog import STATIC, enabled_codes, validate_patterns
 from trainwell.lint import config as config_mod
 from trainwell.lint import notebook, source_file, workers
 from trainwell.lint.cache import FOLDER_NAME, Cache
-from trainwell.lint.context import FileContext
 from trainwell.lint.discover import discover
+from trainwell.lint.facts import CheckedFile
 from trainwell.lint.index import ProjectIndex
+from trainwell.lint.problem import Problem
 from trainwell.lint.rules import all_rules
 from trainwell.lint.suppress import suppressed, unknown_codes
 from trainwell.diagnostic import Finding
@@ -29,19 +30,6 @@ from trainwell.errors import TrainwellError
 
 _LIBRARIES = ("lightning", "accelerate", "transformers")
 _TORCH_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:lightning|pytorch_lightning|accelerate|transformers)\b", re.M)
-
-
-@dataclass
-class Problem:
-    """Something that stopped a file (or one rule on it) from being checked."""
-
-    kind: str  # "syntax-error" | "internal-error" | "read-error"
-    path: str
-    message: str
-    line: int = 1
-    column: int = 1  # 1-based, as Finding's
-    rule: str | None = None
-    cell: int | None = None  # in a notebook: the cell (1-based), and ``line`` is the line in it
 
 
 @dataclass
@@ -81,7 +69,7 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
     ctx = project.parsed(Path(path)) if project is not None else None  # already parsed as another file's helper
     if ctx is None:
-        ctx = FileContext(path, source, tree, target_version)
+        ctx = CheckedFile(path, source, tree, target_version)
         ctx.project = project
     ctx.target_version = target_version
     findings: list[Finding] = []
