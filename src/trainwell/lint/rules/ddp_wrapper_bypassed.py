@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
+from trainwell.lint.events import subst_key
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
 from trainwell.lint.dataflow import no_grad_nodes, scope_nodes
 from trainwell.lint.rules import TRAINING
@@ -39,16 +40,18 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for scope, line, wrapper, inner in wraps:
         local = {id(n) for n in scope_nodes(ctx, scope)}
         for call in ctx.calls:
-            func = key_of(call.func)
-            through_module = func in (f"{wrapper}.module", f"{wrapper}.module.forward") and (
-                wrapper.startswith("self.") or id(call) in local)
-            through_original = (inner is not None and inner != wrapper and func in (inner, f"{inner}.forward")
-                                and id(call) in local and call.lineno > line)
-            if not (through_module or through_original) or id(call) in quiet or id(call) in reported:
+            if id(call) in quiet or id(call) in reported:
                 continue
             home = owner.get(id(call))
             frame = next((f for f in frames if _holds(f, call, home)), None)
-            if frame is None or _calls_wrapper(frame, wrapper):
+            if frame is None:
+                continue
+            func = _key_in_frame(frame, call, home, local)
+            through_module = func in (f"{wrapper}.module", f"{wrapper}.module.forward") and (
+                wrapper.startswith("self.") or id(call) in local or _runs_in(frame, local))
+            through_original = (inner is not None and inner != wrapper and func in (inner, f"{inner}.forward")
+                                and id(call) in local and call.lineno > line)
+            if not (through_module or through_original) or _calls_wrapper(frame, wrapper):
                 continue
             reported.add(id(call))
             seen = f"`{ctx.snippet(call)}`"
@@ -95,6 +98,23 @@ def _holds(frame: ev.Frame, call: ast.Call, home: ast.AST | None) -> bool:
     if any(n is call for n in ast.walk(frame.node)):
         return True
     return home is not None and not isinstance(home, ast.Module) and any(e.scope is home for e in frame.events)
+
+
+def _runs_in(frame: ev.Frame | None, local: set[int]) -> bool:
+    """Whether the loop ``frame`` (or a loop around it) is written in the scope whose nodes are ``local``."""
+    while frame is not None:
+        if id(frame.node) in local:
+            return True
+        frame = frame.parent
+    return False
+
+
+def _key_in_frame(frame: ev.Frame, call: ast.Call, home: ast.AST | None, local: set[int]) -> str | None:
+    """The callee's key as the caller sees it: a helper's parameter names replaced by the caller's arguments."""
+    if id(call) in local or home is None:
+        return key_of(call.func)
+    subst = next((e.subst for e in frame.events if e.scope is home), {})
+    return subst_key(call.func, subst)
 
 
 def _calls_wrapper(frame: ev.Frame, wrapper: str) -> bool:

@@ -1,10 +1,12 @@
 """TW306: a validation or test DataLoader with ``drop_last=True``: every evaluation skips the last partial batch.
 
 Premises, each read from the file: a ``DataLoader(...)`` built here passes
-``drop_last=True``; every loop over it (after inlining helpers) runs forward
-passes and no training step, and each of those forwards is an evaluation
-(autograd off, or the model in eval mode) and the loop measures something (a
-loss, a value read back, a running sum): bare forwards in train mode under
+``drop_last=True`` (directly, in a ``**kwargs`` dict the file spells out, or
+through a ``functools.partial(DataLoader, ...)`` factory); nothing trains on it;
+every loop over it (after inlining helpers) runs forward passes that are
+evaluations (autograd off, or the model in eval mode) and measures something (a
+loss, a value read back, a running sum), or a one-line ``sum(... for x, y in
+loader)`` under no_grad calls the model; bare forwards in train mode under
 no_grad are a BatchNorm re-estimation pass, where dropping a ragged batch is
 deliberate; and the dataset's length is not known to be a multiple of the
 batch size.
@@ -17,8 +19,9 @@ from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, kwarg
-from trainwell.lint.rules._data import dataset_length, loader_argument, loader_calls, loops_over, single_value, trains
+from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.dataflow import no_grad_nodes
+from trainwell.lint.rules._data import dataset_length, loops_over, qual_last, single_value, trains, value_of
 
 CODE = "TW306"
 
@@ -27,30 +30,104 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     if "drop_last" not in ctx.source:
         return
     reported: set[int] = set()
-    for key, call in loader_calls(ctx):
-        drop = single_value(ctx, kwarg(call, "drop_last"))
+    for key, call, given in _loaders(ctx):
+        drop = single_value(ctx, given.get("drop_last"))
         if not (isinstance(drop, ast.Constant) and drop.value is True) or id(call) in reported:
             continue
         loops = loops_over(ctx, key)
-        if not loops or any(trains(f) for f in loops):
+        if any(trains(f) for f in loops) or not (loops or _evaluated_in_expression(ctx, key)):
             continue
         if not all(_evaluates(f) for f in loops):
             continue
-        size = dataset_length(ctx, loader_argument(call, "dataset"))
-        batch = single_value(ctx, loader_argument(call, "batch_size"))
+        dataset = given.get("dataset", call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None)
+        size = dataset_length(ctx, dataset)
+        batch = single_value(ctx, given.get("batch_size"))
         batch_size = batch.value if isinstance(batch, ast.Constant) and type(batch.value) is int else None
         if size is not None and batch_size and size % batch_size == 0:
             continue
         reported.add(id(call))
         dropped = (f"{size % batch_size} of its {size} samples" if size is not None and batch_size
                    else "up to batch_size - 1 samples")
+        where = f"loop at line {loops[0].node.lineno}" if loops else "a one-line evaluation"
         yield ctx.finding(
             CODE, call,
-            f"`{ctx.snippet(call)}` passes drop_last=True but only feeds evaluation (loop at line {loops[0].node.lineno}): "
+            f"`{ctx.snippet(call)}` passes drop_last=True but only feeds evaluation ({where}): "
             f"every evaluation silently skips {dropped}, so the metric is computed on a subset and the best "
             "checkpoint is picked on it.",
             "Remove drop_last=True from the evaluation loader (keep it on the training loader if you need it).",
         )
+
+
+def _loaders(ctx: FileContext) -> list[tuple[str, ast.Call, dict[str, ast.expr]]]:
+    """(key, the call that builds it, its keyword arguments) for each key assigned a DataLoader: built directly,
+    through a local helper's return, with ``**kwargs`` dicts the file spells out, or through a
+    ``functools.partial(DataLoader, ...)`` factory."""
+    found = []
+    seen: set[str] = set()
+    for node in ctx.assigns:
+        if len(node.targets) != 1 or key_of(node.targets[0]) is None or key_of(node.targets[0]) in seen:
+            continue
+        key = key_of(node.targets[0])
+        value = value_of(ctx, node.targets[0])
+        if not isinstance(value, ast.Call):
+            continue
+        given: dict[str, ast.expr] | None
+        if qual_last(ctx, value) == "DataLoader":
+            given = _keywords(ctx, value)
+        else:
+            factory = single_value(ctx, value.func) if key_of(value.func) is not None else None
+            if not (isinstance(factory, ast.Call) and _is_partial_loader(ctx, factory)):
+                continue
+            before, after = _keywords(ctx, factory), _keywords(ctx, value)
+            given = None if before is None or after is None else {**before, **after}
+            if given is not None and value.args and "dataset" not in given:
+                given["dataset"] = value.args[0]
+        if given is not None:
+            seen.add(key)  # type: ignore[arg-type]
+            found.append((key, value, given))  # type: ignore[arg-type]
+    return found
+
+
+def _keywords(ctx: FileContext, call: ast.Call) -> dict[str, ast.expr] | None:
+    """The keyword arguments of ``call``, ``**d`` expanded where ``d`` is a dict the file spells out (a literal or
+    ``dict(...)``, assigned once); None when a ``**`` cannot be read and no explicit ``drop_last`` is given."""
+    given: dict[str, ast.expr] = {}
+    unreadable = False
+    for kw in call.keywords:
+        if kw.arg is not None:
+            given[kw.arg] = kw.value
+            continue
+        spread = single_value(ctx, kw.value)
+        if isinstance(spread, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in spread.keys):
+            given.update({k.value: v for k, v in zip(spread.keys, spread.values)})  # type: ignore[union-attr]
+        elif isinstance(spread, ast.Call) and key_of(spread.func) == "dict" and not spread.args:
+            given.update({k.arg: k.value for k in spread.keywords if k.arg is not None})
+            unreadable |= any(k.arg is None for k in spread.keywords)
+        else:
+            unreadable = True
+    if unreadable and "drop_last" not in given:
+        return None
+    return given
+
+
+def _is_partial_loader(ctx: FileContext, call: ast.Call) -> bool:
+    return (ctx.call_name(call) or "") == "functools.partial" and bool(call.args) and \
+        (ctx.qualname(call.args[0]) or "").rsplit(".", 1)[-1] == "DataLoader"
+
+
+def _evaluated_in_expression(ctx: FileContext, loader: str) -> bool:
+    """``sum(... model(x) ... for x, y in loader)`` under no_grad: a one-line evaluation pass."""
+    quiet = no_grad_nodes(ctx)
+    for node in ctx.nodes:
+        if not isinstance(node, (ast.GeneratorExp, ast.ListComp)) or id(node) not in quiet:
+            continue
+        source = node.generators[0].iter
+        while isinstance(source, ast.Call) and key_of(source.func) in ("enumerate", "tqdm") and source.args:
+            source = source.args[0]
+        if key_of(source) == loader and any(
+                isinstance(c, ast.Call) and ctx.is_model(key_of(c.func)) for c in ast.walk(node.elt)):
+            return True
+    return False
 
 
 def _evaluates(frame: ev.Frame) -> bool:
