@@ -3,7 +3,9 @@
 Premises, each read from the file: an optimizer is built over ``X.parameters()``
 (or parameter groups of such calls), nothing else; in the same function a
 statement freezes a module ``M`` that is ``X`` or holds it (``M.requires_grad_(False)``,
-or ``for p in M.parameters(): p.requires_grad = False`` with no condition);
+or ``for p in M.parameters(): p.requires_grad = False`` with no condition), and no
+later statement there may add parameters to ``M`` (a new head assigned,
+``M`` handed to a helper that adds adapters);
 nothing in the file ever sets ``requires_grad`` back on (progressive unfreezing);
 and that optimizer steps in a training loop, none of its steps before the freeze.
 The other side of TW603 (parameters missing from every optimizer) is the runtime
@@ -44,6 +46,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if not covering:
                 continue
             freeze, frozen = covering[0]
+            if _changed_after(ctx, nodes, freeze, frozen):
+                continue  # a new head or adapters may be trainable: `model.fc = nn.Linear(...)`, `add_lora(model)`
             steps = [e for e in ctx.analysis.events if e.kind == ev.STEP and e.key == opt_key and e.frame is not None]
             if not steps or not any(trains(e.frame) for e in steps):
                 continue  # an optimizer built for a phase that never runs here
@@ -133,6 +137,61 @@ def _frozen(node: ast.AST) -> str | None:
             if isinstance(stmt.value, ast.Constant) and stmt.value.value is False:
                 return _module_key(node.iter.func.value)  # type: ignore[attr-defined]
     return None
+
+
+def _changed_after(ctx: FileContext, nodes: list[ast.AST], freeze: ast.stmt, frozen: str) -> bool:
+    """Whether a statement after the freeze may add parameters to ``frozen``: it assigns an attribute or item
+    under it, or hands it (or its root object) to a call that may (any call but a function of this file that
+    assigns no attribute, item or ``setattr``)."""
+    root = frozen.split(".", 1)[0].split("[", 1)[0]
+    after = [n for n in nodes if getattr(n, "lineno", 0) > (freeze.end_lineno or freeze.lineno)]
+    for node in after:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, (ast.Attribute, ast.Subscript)) and _root_name(target) == root \
+                        and not (isinstance(target, ast.Attribute) and target.attr == "requires_grad"):
+                    return True
+        elif isinstance(node, ast.Call):
+            given = [*node.args, *(k.value for k in node.keywords)]
+            if any(_root_name(a) == root for a in given if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript))) \
+                    and _may_add_parameters(ctx, node, root):
+                return True
+            if method_name(node) in ("add_module", "register_module", "register_parameter", "apply") and \
+                    _root_name(node.func.value) == root:  # type: ignore[attr-defined]
+                return True
+    return False
+
+
+def _may_add_parameters(ctx: FileContext, call: ast.Call, root: str) -> bool:
+    """False only for a function of this file that never assigns an attribute or item of the parameter it
+    receives the module through, nor hands that parameter on (a training or evaluation helper)."""
+    fn = ctx.functions.get(key_of(call.func) or "")
+    if fn is None:
+        return True
+    names = {p.arg for p, a in zip(fn.args.args, call.args) if _root_name(a) == root}
+    names |= {k.arg for k in call.keywords if k.arg is not None and _root_name(k.value) == root}
+    if not names or any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, (ast.Attribute, ast.Subscript)) and _root_name(t) in names
+                   and not (isinstance(t, ast.Attribute) and t.attr == "requires_grad") for t in targets):
+                return True
+        elif isinstance(node, ast.Call):
+            given = [*node.args, *(k.value for k in node.keywords)]
+            if any(isinstance(a, ast.Name) and a.id in names for a in given):
+                return True  # handed on (setattr(model, ...), another helper)
+            if (method_name(node) or "").startswith(("add_module", "register_")) and _root_name(node.func.value) in names:  # type: ignore[attr-defined]
+                return True
+    return False
+
+
+def _root_name(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _covers(frozen: str | None, held: str) -> bool:
