@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 import warnings
 
 import pytest
@@ -40,6 +41,7 @@ def _ddp_worker(rank: int, store: str, results: dict) -> None:
         gathered = [torch.zeros_like(flat) for _ in range(2)]
         dist.all_gather(gathered, flat)
         out[route] = float((gathered[0] - gathered[1]).abs().max())
+        del ddp, optimizer  # the reducer goes before the process group (a gloo group freed at exit can hang)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         DDP(nn.Linear(2, 2), broadcast_buffers=False)
@@ -54,7 +56,16 @@ def test_ddp_module_forward_is_never_all_reduced_and_a_following_wrapper_forward
     followed by a wrapper forward before the step) they stay bit-equal; DDP broadcasts rank 0's initial weights."""
     with tempfile.TemporaryDirectory() as folder, mp.Manager() as manager:
         results = manager.dict()
-        mp.start_processes(_ddp_worker, args=(os.path.join(folder, "store"), results), nprocs=2, start_method="fork")
+        ranks = mp.start_processes(_ddp_worker, args=(os.path.join(folder, "store"), results), nprocs=2,
+                                   start_method="fork", join=False)
+        deadline = time.monotonic() + 120
+        try:
+            while not ranks.join(timeout=1) and time.monotonic() < deadline:
+                pass
+        finally:
+            for process in ranks.processes:  # a rank stuck after reporting must not outlive the test
+                if process.is_alive():
+                    process.kill()
         found = dict(results)
     assert found["wrapper"] == 0.0
     assert found["module_then_wrapper"] == 0.0

@@ -1,5 +1,5 @@
-"""TW114: two gloo ranks under DDP; rank 0 alone clips its gradients after the all-reduce (a "log the grad norm on
-the main process" block that clips), so rank 0 steps differently and the replicas diverge from the first step."""
+"""TW114: two gloo ranks average their gradients by hand (all_reduce); rank 0 alone then clips them (a "log the grad
+norm on the main process" block that clips), so rank 0 steps differently and the replicas diverge from the first step."""
 import os
 import shutil
 import tempfile
@@ -8,20 +8,22 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch import nn
-from torch.nn.parallel import DistributedDataParallel as DDP
 
 
 def worker(rank, world_size, store):
     torch.set_num_threads(1)  # one CPU thread per rank (and no OpenMP team inherited through fork)
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size)
     torch.manual_seed(0)
-    model = DDP(nn.Linear(8, 2))
+    model = nn.Linear(8, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
     generator = torch.Generator().manual_seed(100 + rank)
     for step in range(4):
         x, y = torch.randn(16, 8, generator=generator), torch.randint(0, 2, (16,), generator=generator)
         optimizer.zero_grad()
         nn.functional.cross_entropy(model(x), y).backward()
+        for p in model.parameters():
+            dist.all_reduce(p.grad)
+            p.grad /= world_size
         if rank == 0:
             print("grad norm", float(nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.01)))
         optimizer.step()  # runtime: TW114
