@@ -4,7 +4,8 @@ Premises, each read from the file: it is a program that trains (a loop with
 backward and an optimizer step is reached from the module's own code, directly
 or through its ``if __name__ == "__main__":`` block, not a library of
 functions); it draws random numbers through torch (a model built here, whose
-weights are randomly initialised; a shuffling loader; ``torch.randn`` and
+weights are randomly initialised, not loaded: no ``pretrained`` / ``weights=`` /
+``from_pretrained`` / ``load_state_dict``; a shuffling loader; ``torch.randn`` and
 friends; Dropout); and nothing in the file, nor in the project modules it
 imports from, says ``seed`` (``torch.manual_seed``, ``seed_everything``,
 ``set_seed``, a seed read from the config or the command line, a seeded
@@ -17,7 +18,7 @@ import ast
 from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
-from trainwell.lint.context import FileContext, kwarg
+from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import trains
@@ -80,13 +81,26 @@ def _root(frame: Frame) -> Frame:
     return frame
 
 
+_WEIGHTS = ("pretrained", "weights=", "load_state_dict", "from_pretrained", "torch.load", "hub.load")
+
+
+def _loads_weights(ctx: FileContext, key: str, call: ast.Call) -> bool:
+    """Whether the model's weights come from a file or a hub rather than its random initialisation: the call (or
+    its local class) says pretrained / weights= / from_pretrained / load_state_dict, or ``key.load_state_dict``."""
+    text = ast.unparse(call)
+    name = (key_of(call.func) or "").rsplit(".", 1)[-1]
+    if name in ctx.classes:
+        text += ast.unparse(ctx.classes[name])
+    return any(w in text for w in _WEIGHTS) or f"{key}.load_state_dict(" in ctx.source
+
+
 def _random_draws(ctx: FileContext) -> list[tuple[int, str, ast.AST]]:
     """(line, what, node) of each place the program draws from torch's generator (not inside class bodies: a
     module's layers are drawn where the module is built)."""
     in_classes = {id(n) for cls in ctx.classes.values() for n in ast.walk(cls)}
     found = []
     for key, role in ctx.roles.items():
-        if role.kind == "model" and isinstance(role.node, ast.Call):
+        if role.kind == "model" and isinstance(role.node, ast.Call) and not _loads_weights(ctx, key, role.node):
             found.append((role.node.lineno, f"`{key}` is built with random initial weights", role.node))
         elif role.kind == "loader" and isinstance(role.node, ast.Call):
             shuffle = kwarg(role.node, "shuffle")
