@@ -18,7 +18,7 @@ state = {"conv.weight": torch.ones(4, 3, 3, 3) * 0.1, "conv.bias": torch.zeros(4
 content = torch.linspace(0, 1, 3 * 16 * 16).reshape(1, 3, 16, 16)
 target = content.clone().requires_grad_(True)
 optimizer = torch.optim.Adam([target], lr=0.01)
-features = Features(state).eval()
+features = Features(state).eval().requires_grad_(False)
 for step in range(5):
     optimizer.zero_grad()
     loss = (features(target) - features(content).detach() * 0.5).pow(2).mean()
