@@ -1,6 +1,10 @@
 """How fast `trainwell check` reads code: lines per second on a generated corpus of training
 scripts and on the standard library, and the ratio against TorchFix on the same files.
 
+Then, on the same files in the same run, `trainwell check` as it runs from the command line
+(`runner.run`, no cache) on one core and on every core (``--jobs``), against the floor
+of any checker: reading and ``ast.parse`` of every file, on one core and on every core.
+
     python benchmarks/check_speed.py                          # TorchFix measured when importable
     python benchmarks/check_speed.py --torchfix-python /tmp/tfvenv/bin/python
     python benchmarks/check_speed.py --copies 10 --repeats 1  # quick
@@ -99,6 +103,54 @@ def time_torchfix(python: str | None, files: list[str], repeats: int) -> float |
         return float(done.stdout.strip().splitlines()[-1])
 
 
+def _parse_file(path: str) -> None:
+    import ast
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+        except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
+            pass
+
+
+def time_floor(paths: list[str], jobs: int, repeats: int) -> float:
+    """Seconds to read and ``ast.parse`` every file, spread over ``jobs`` processes."""
+    from trainwell.lint import workers
+
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        workers.map_in_order(_parse_file, (), [(p,) for p in paths], jobs)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def time_check(paths: list[str], jobs: int, repeats: int) -> float:
+    """Seconds of ``trainwell check --no-cache --jobs JOBS`` over ``paths`` (in this process)."""
+    from trainwell.lint import runner
+
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        runner.run(paths, jobs=jobs)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def floors(label: str, paths: list[str], repeats: int) -> str:
+    """The checker against the parse floor, on one core and on every core."""
+    from trainwell.lint import workers
+
+    cores = workers.available_cores()
+    one, every = time_check(paths, 1, repeats), time_check(paths, cores, repeats)
+    parse_one, parse_every = time_floor(paths, 1, repeats), time_floor(paths, cores, repeats)
+    return (f"{label:40s} check 1 core {one:6.2f} s, {cores} cores {every:6.2f} s;  ast.parse floor 1 core "
+            f"{parse_one:6.2f} s, {cores} cores {parse_every:6.2f} s;  check({cores}) / floor(1) = {every / parse_one:.2f}x, "
+            f"check({cores}) / floor({cores}) = {every / parse_every:.2f}x, check(1) / floor(1) = {one / parse_one:.2f}x")
+
+
 def count_lines(sources: list[tuple[str, str]]) -> int:
     return sum(text.count("\n") + 1 for _, text in sources)
 
@@ -108,6 +160,8 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=20, help="variants of each template in the generated corpus")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--torchfix-python", help="a Python that can import torchfix (default: this one)")
+    parser.add_argument("--dirs", nargs="*", default=[], metavar="DIR",
+                        help="also time the checker against the parse floor on these folders (e.g. checkouts)")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, one process per tool")
     with tempfile.TemporaryDirectory() as tmp:
@@ -126,6 +180,9 @@ def main() -> int:
                 theirs = time_torchfix(args.torchfix_python, [p for p, _ in sources], args.repeats)
                 line += "  TorchFix: not importable" if theirs is None else f"  TorchFix {theirs:7.2f} s  ratio {theirs / ours:6.1f}x"
             print(line, flush=True)
+        print(floors("generated training corpus", [p for p, _ in corpus], args.repeats), flush=True)
+        for folder in args.dirs:
+            print(floors(folder[-40:], [folder], args.repeats), flush=True)
     return 0
 
 

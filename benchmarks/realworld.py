@@ -7,8 +7,9 @@ For each DIR (a checkout, or a folder inside one) it runs the checker as
 `trainwell check DIR` does (the configuration found above DIR, the minimum
 PyTorch the project declares) and prints files, lines and findings per DIR,
 then the per-code counts over all of them. Timings, measured in this run:
-  check     the checker without its cache (best of --repeats)
-  parse     reading and `ast.parse` of every file the checker was given (a notebook: its cells' program)
+  check     the checker without its cache, on --jobs processes as `trainwell check` (best of --repeats)
+  parse     reading and `ast.parse` of every file the checker was given (a notebook: its cells' program),
+            on one core and spread over every core: the floor of any checker
   cached    a second run over the unchanged files with a warm cache (best of --repeats)
   cli       `trainwell check` as a fresh process over every DIR with a warm cache
 --tsv / --json write every finding (repo, commit, path inside the checkout,
@@ -32,7 +33,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
-from trainwell.lint import notebook, runner, source_file
+from trainwell.lint import notebook, runner, source_file, workers
 
 
 def checkout_of(folder: Path) -> Path:
@@ -69,19 +70,21 @@ def best(repeats: int, work: Callable[[], Any]) -> tuple[float, Any]:
     return fastest, result
 
 
-def parse_all(files: list[Path]) -> int:
-    """Read and parse every file (a notebook: the program its code cells form), the checker's baseline; how many parsed."""
-    parsed = 0
+def parse_all(files: list[Path], jobs: int = 1) -> int:
+    """Read and parse every file (a notebook: the program its code cells form), the checker's baseline, on
+    ``jobs`` processes; how many parsed."""
+    return sum(workers.map_in_order(parse_one, (), [(path,) for path in files], jobs))
+
+
+def parse_one(path: Path) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for path in files:
-            try:
-                text = source_file.read(path)[1]
-                ast.parse(notebook.program_of(text, str(path)) if notebook.is_notebook(str(path)) else text, filename=str(path))
-                parsed += 1
-            except (SyntaxError, ValueError, OSError):
-                pass
-    return parsed
+        try:
+            text = source_file.read(path)[1]
+            ast.parse(notebook.program_of(text, str(path)) if notebook.is_notebook(str(path)) else text, filename=str(path))
+            return True
+        except (SyntaxError, ValueError, OSError):
+            return False
 
 
 def main() -> int:
@@ -92,6 +95,8 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each measurement (best is shown)")
     parser.add_argument("--tsv", metavar="FILE", help="write the findings as TSV ('-': stdout)")
     parser.add_argument("--json", metavar="FILE", help="write the findings as JSON ('-': stdout)")
+    parser.add_argument("--jobs", type=int, default=workers.available_cores(),
+                        help="processes of the checker, as `trainwell check --jobs` (default: the available cores)")
     args = parser.parse_args()
     select = [c.strip() for value in args.select or [] for c in value.split(",") if c.strip()] or None
     dirs = [Path(d) for d in args.dirs]
@@ -101,16 +106,19 @@ def main() -> int:
     report_to = sys.stderr if "-" in (args.tsv, args.json) else sys.stdout
 
     def check(cache_dir: Path | None = None) -> list[runner.Report]:
-        return [runner.run([d], select, preview=args.preview, cache=cache_dir is not None, cache_dir=cache_dir) for d in dirs]
+        return [runner.run([d], select, preview=args.preview, cache=cache_dir is not None, cache_dir=cache_dir, jobs=args.jobs)
+                for d in dirs]
 
     files = [f for d in dirs for f in runner.discover([d], runner.config_mod.load(d).exclude, runner.config_mod.load(d).root)]
     check_s, reports = best(args.repeats, check)
     parse_s, parsed = best(args.repeats, lambda: parse_all(files))
+    parse_all_s, _ = best(args.repeats, lambda: parse_all(files, args.jobs))
     with tempfile.TemporaryDirectory() as cache:
         warm = check(Path(cache))
         cached_s, again = best(args.repeats, lambda: check(Path(cache)))
         same = [[f.to_dict() for f in r.findings] for r in again] == [[f.to_dict() for f in r.findings] for r in warm]
-        command = [sys.executable, "-m", "trainwell", "check", "--cache-dir", cache, *(["--preview"] if args.preview else []),
+        command = [sys.executable, "-m", "trainwell", "check", "--cache-dir", cache, "--jobs", str(args.jobs),
+                   *(["--preview"] if args.preview else []),
                    *(["--select", ",".join(select)] if select else []), *map(str, dirs)]
         subprocess.run(command, capture_output=True)  # the CLI's config and cache keys may differ from the per-DIR runs: warm them
         cli_s, _ = best(args.repeats, lambda: subprocess.run(command, capture_output=True))
@@ -134,8 +142,10 @@ def main() -> int:
     print(f"{'total':58s} {total_files:6d} {total_lines:8d} {len(rows):8d}\n", file=report_to)
     for code, count in sorted(Counter(row["code"] for row in rows).items()):
         print(f"{count:6d}  {code}", file=report_to)
-    print(f"\ncheck  {check_s:7.2f} s   {total_lines / check_s:10,.0f} lines/s", file=report_to)
+    print(f"\ncheck  {check_s:7.2f} s   {total_lines / check_s:10,.0f} lines/s   (--jobs {args.jobs})", file=report_to)
     print(f"parse  {parse_s:7.2f} s   ({parsed} of {len(files)} files parse)   check / parse = {check_s / parse_s:.2f}x", file=report_to)
+    print(f"parse  {parse_all_s:7.2f} s   on {args.jobs} processes   check / parse on {args.jobs} = {check_s / parse_all_s:.2f}x",
+          file=report_to)
     print(f"cached {cached_s:7.2f} s   ({check_s / cached_s:.0f}x faster than check; same findings as the cold run: {same})", file=report_to)
     print(f"cli    {cli_s:7.2f} s   (`trainwell check` as a new process over every DIR, warm cache, interpreter start included)",
           file=report_to)

@@ -9,6 +9,10 @@ Measures samples/s, in one process and one run, of:
                 loss and accuracy under ``inference_mode``;
   (c) trainer   ``trainwell.Trainer`` with the same model, optimizer, batch size and
                 epochs, validating each epoch, progress bar off, no run directory;
+  (d) loader    the same Trainer handed the tutorial's own DataLoaders (what a user
+                replacing that loop passes; cut by index, bitwise the loader's batches);
+  (e) named     the same Trainer with its optimizer by name, ``optimizer="adamw"``,
+                built as ``trainwell fit`` builds it (fused step where torch has one);
 and, when installed, Lightning's Trainer (logger, checkpoints, progress bar off)
 and an Accelerate loop. Each variant starts from the same weights; variants are
 interleaved and each result is the median of ``--repeats`` runs after a warm-up.
@@ -145,6 +149,25 @@ def trainer(w: Workload, model: nn.Module) -> None:
             device="cpu").fit(w.train, w.val)
 
 
+def trainer_loader(w: Workload, model: nn.Module) -> None:
+    """(d) trainwell's Trainer given the tutorial's DataLoaders (same optimizer factory as (c))."""
+    from trainwell import Trainer
+
+    Trainer(model, lambda params: torch.optim.AdamW(params, lr=LR), loss=nn.CrossEntropyLoss(),
+            metrics={"acc": "accuracy"}, max_epochs=w.epochs, progress=False, run_dir=None,
+            device="cpu").fit(DataLoader(TensorDataset(*w.train), batch_size=w.batch_size, shuffle=True),
+                              DataLoader(TensorDataset(*w.val), batch_size=w.batch_size))
+
+
+def trainer_named(w: Workload, model: nn.Module) -> None:
+    """(e) trainwell's Trainer with the optimizer by name and its arguments."""
+    from trainwell import Trainer
+
+    Trainer(model, "adamw", optimizer_args={"lr": LR}, loss=nn.CrossEntropyLoss(),
+            metrics={"acc": "accuracy"}, max_epochs=w.epochs, batch_size=w.batch_size,
+            eval_batch_size=w.batch_size, progress=False, run_dir=None, device="cpu").fit(w.train, w.val)
+
+
 def lightning(w: Workload, model: nn.Module) -> None:
     """PyTorch Lightning's Trainer, with its logger, checkpoints and progress bar off."""
     try:
@@ -200,7 +223,8 @@ def accelerate(w: Workload, model: nn.Module) -> None:
 
 def variants() -> dict[str, Callable[[Workload, nn.Module], None]]:
     """The variants that can run here: Lightning and Accelerate only when installed."""
-    out = {"tutorial": tutorial, "plain": plain, "trainer": trainer}
+    out = {"tutorial": tutorial, "plain": plain, "trainer": trainer, "loader": trainer_loader,
+           "named": trainer_named}
     if importable("lightning") or importable("pytorch_lightning"):
         out["lightning"] = lightning
     if importable("accelerate"):
@@ -213,31 +237,32 @@ def importable(name: str) -> bool:
 
 
 # -------------------------------------------------------------------- measuring
-def time_once(fn: Callable[[Workload, nn.Module], None], w: Workload) -> float:
+def time_once(fn: Callable[[Workload, nn.Module], None], w: Workload,
+              clock: Callable[[], float] = time.perf_counter) -> float:
     """Seconds of one training run from the same initial weights (model build excluded)."""
     torch.manual_seed(0)
     model = w.make_model()
-    started = time.perf_counter()
+    started = clock()
     fn(w, model)
-    return time.perf_counter() - started
+    return clock() - started
 
 
 def measure(w: Workload, fns: dict[str, Callable[..., None]], repeats: int,
             warmup: bool = True, stat: Callable[[list[float]], float] = statistics.median,
-            ) -> dict[str, float]:
-    """samples/s of each variant from ``stat`` (median) of its run times; variants are
-    interleaved within each repeat."""
+            clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Seconds of each variant: ``stat`` (median) of its run times; variants are interleaved
+    within each repeat."""
     if warmup:
         short = dataclasses.replace(w, epochs=1, train=tuple(t[:2048] for t in w.train),
                                     val=tuple(t[:512] for t in w.val))
         for fn in fns.values():
-            time_once(fn, short)
+            time_once(fn, short, clock)
     times: dict[str, list[float]] = {name: [] for name in fns}
     for r in range(repeats):
         order = list(fns) if r % 2 == 0 else list(reversed(fns))  # no fixed position bias
         for name in order:
-            times[name].append(time_once(fns[name], w))
-    return {name: w.samples / stat(ts) for name, ts in times.items()}
+            times[name].append(time_once(fns[name], w, clock))
+    return {name: stat(ts) for name, ts in times.items()}
 
 
 def optimizer_implementation() -> str:
@@ -252,16 +277,30 @@ def optimizer_implementation() -> str:
     return "fused" if fused else "foreach" if foreach else "for-loop (single-tensor)"
 
 
+# (numerator, denominator) of every ratio printed: what the Trainer gains over each loop
+RATIOS = [("trainer", "tutorial"), ("trainer", "plain"), ("loader", "plain"), ("named", "tutorial"),
+          ("named", "plain"), ("trainer", "lightning"), ("trainer", "accelerate")]
+
+
+def steps_of(w: Workload) -> int:
+    """Optimizer steps of one run of ``w``."""
+    return -(-len(w.train[0]) // w.batch_size) * w.epochs
+
+
 def format_table(results: dict[str, dict[str, float]], workloads_: Sequence[Workload]) -> str:
+    """samples/s of every variant, every ratio (higher: the Trainer faster), and the Trainer's
+    own cost per optimizer step over the plain loop of the same work."""
     names = list(next(iter(results.values())))
-    baselines = [n for n in names if n != "trainer"]  # trainer/plain to 3 places: the 3% goal
-    head = ["workload", "batch", "samples"] + [f"{n} /s" for n in names] + \
-        [f"trainer/{n}" for n in baselines]
+    ratios = [(a, b) for a, b in RATIOS if a in names and b in names]
+    head = ["workload", "batch", "samples"] + [f"{n}/s" for n in names] + \
+        [f"{a}/{b}" for a, b in ratios] + ["trainer_us/step", "loader_us/step"]
     rows = [head]
     for w in workloads_:
-        r = results[w.name]
-        rows.append([w.name, str(w.batch_size), str(w.samples)] + [f"{r[n]:,.0f}" for n in names]
-                    + [f"{r['trainer'] / r[n]:.{3 if n == 'plain' else 2}f}x" for n in baselines])
+        seconds = results[w.name]
+        rate = {n: w.samples / seconds[n] for n in names}
+        over = [(seconds[n] - seconds["plain"]) / steps_of(w) * 1e6 for n in ("trainer", "loader")]
+        rows.append([w.name, str(w.batch_size), str(w.samples)] + [f"{rate[n]:,.0f}" for n in names]
+                    + [f"{rate[a] / rate[b]:.3f}x" for a, b in ratios] + [f"{o:+.0f}" for o in over])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.rjust(wd) if i else c.ljust(wd) for i, (c, wd) in
                                enumerate(zip(row, widths))) for row in rows)
@@ -274,14 +313,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (default: PyTorch's)")
     parser.add_argument("--stat", choices=("median", "min"), default="median",
                         help="statistic of the repeated run times (min: the least disturbed run)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: this process's CPU time, less moved by other work on a shared machine")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     repeats = args.repeats or (1 if args.quick else 5)
     fns = variants()
+    clock = time.perf_counter if args.clock == "wall" else time.process_time
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, AdamW "
-          f"{optimizer_implementation()}, {args.stat} of {repeats} after a warm-up; "
-          f"variants: {', '.join(fns)}")
+          f"{optimizer_implementation()} (named: fused), {args.stat} of {repeats} {args.clock}-clock "
+          f"runs after a warm-up; variants: {', '.join(fns)}")
     missing = [n for n in ("lightning", "accelerate") if n not in fns]
     if missing:
         print(f"(not installed, skipped: {', '.join(missing)})")
@@ -289,7 +331,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = {}
     for w in loads:
         stat = statistics.median if args.stat == "median" else min
-        results[w.name] = measure(w, fns, repeats, warmup=not args.quick, stat=stat)
+        results[w.name] = measure(w, fns, repeats, warmup=not args.quick, stat=stat, clock=clock)
         print(f"  measured {w.name}", file=sys.stderr, flush=True)
     print(format_table(results, loads))
     return 0

@@ -114,6 +114,7 @@ def test_user_config_trains_and_saves_its_effective_config(project, capsys):
     saved = yaml.safe_load((run_dir / "config.yaml").read_text())
     assert saved["max_epochs"] == 2 and saved["run_dir"] == str(run_dir)
     assert saved["optimizer"] == {"name": "AdamW", "lr": 1e-3}  # no bundled preset underneath
+    assert (run_dir / "config.yaml").read_text().endswith("\n# ran: AdamW, fused step\n")
 
 
 def test_flags_override_the_yaml(project, capsys):

@@ -23,11 +23,16 @@ def test_quick_run_prints_samples_per_second_and_ratios(capsys):
     assert re.match(r"torch \S+, \d+ threads, AdamW .+, median of 1", out)
     table = out.splitlines()[-4:]
     assert table[0].split()[:3] == ["workload", "batch", "samples"]
-    assert "trainer/tutorial" in table[0] and "trainer/plain" in table[0]
+    head = table[0].split()
+    for ratio in ("trainer/tutorial", "trainer/plain", "loader/plain", "named/tutorial", "named/plain"):
+        assert ratio in head
+    assert head[-2:] == ["trainer_us/step", "loader_us/step"]
+    ratios = [i for i, h in enumerate(head) if "/" in h and not h.endswith("/s") and "us" not in h]
     for row, name in zip(table[1:], ["mlp-784-256-128-10", "cnn-2conv", "digits-default"]):
         cells = row.split()
-        assert cells[0] == name
-        assert all(float(c.rstrip("x")) > 0 for c in cells[-2:]) and cells[-1].endswith("x")
+        assert cells[0] == name and len(cells) == len(head)
+        assert all(cells[i].endswith("x") and float(cells[i].rstrip("x")) > 0 for i in ratios)
+        float(cells[-1]), float(cells[-2])  # the Trainer's microseconds per step over the plain loop
 
 
 def test_variants_train_the_same_model_the_same_amount(monkeypatch):

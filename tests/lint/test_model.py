@@ -7,12 +7,12 @@ import ast
 import textwrap
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext
+from trainwell.lint.facts import CheckedFile
 
 
-def _ctx(source: str) -> FileContext:
+def _ctx(source: str) -> CheckedFile:
     source = textwrap.dedent(source)
-    return FileContext("t.py", source, ast.parse(source))
+    return CheckedFile("t.py", source, ast.parse(source))
 
 
 def test_roles_through_imports_aliases_attributes_and_arguments():

@@ -127,16 +127,20 @@ class ConfigFile(Callback):
     """``run_dir/config.yaml``: written when the run starts, after every check passed.
 
     So a run refused or failed at start leaves the old file (or none), and a
-    resume that finds the run finished does not rewrite it.
+    resume that finds the run finished does not rewrite it. A last comment line
+    says which optimizer step ran (fused, foreach or for-loop): a comment, so a
+    resume of this config chooses again for the machine it runs on.
     """
 
     def __init__(self, text: str, name: str = "config.yaml") -> None:
         self.text, self.name = text, name
 
     def on_fit_start(self, trainer: Any, state: Any) -> None:
+        from trainwell.fit.kernels import describe
+
         path = Path(trainer.run_dir) / self.name
         tmp = path.with_name(f".{self.name}.tmp-{os.getpid()}")
-        tmp.write_text(self.text)
+        tmp.write_text(f"{self.text}# ran: {describe(trainer.optimizer)}\n")
         os.replace(tmp, path)  # a reader sees the old config or the new one, whole
 
 

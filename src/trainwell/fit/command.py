@@ -243,7 +243,7 @@ def trainer_arguments(config: cfg.FitConfig, model: Any, train_data: Any,
         scheduler = factories.scheduler_factory(config.scheduler, horizon(config, train_data, interval),
                                           lambda key: origins.argument("scheduler", key))
     optimizer = factories.optimizer_factory(config.optimizer,
-                                      lambda key: origins.argument("optimizer", key))
+                                      lambda key: origins.argument("optimizer", key), model)
     return dict(
         model=model, optimizer=optimizer,
         loss=factories.loss_function(config.loss), scheduler=scheduler, scheduler_interval=interval,

@@ -59,8 +59,9 @@ def count_parameters(model: Any) -> tuple[int, int]:
 
 def print_start(parameters: tuple[int, int], device: Any, precision: str, steps: int,
                 batch_size: int | None, accumulate: int, world: int, run_dir: Path,
-                file: Any = None) -> None:
-    """The run in four lines: model size, where it runs, how long and how big a step, where to."""
+                file: Any = None, optimizer: str | None = None) -> None:
+    """The run in four lines: model size, where it runs, how long and how big a step, where to
+    (and, given ``optimizer``, which optimizer step runs: ``AdamW, fused step``)."""
     file = file or sys.stderr
     trainable, frozen = parameters
     processes = f", {world} processes" if world > 1 else ""
@@ -73,6 +74,7 @@ def print_start(parameters: tuple[int, int], device: Any, precision: str, steps:
         batch = f"{total} ({' '.join(parts)})" if len(parts) > 1 else str(total)
     rows = [("parameters", f"{trainable + frozen:,} ({trainable:,} trainable, {frozen:,} frozen)"),
             ("device", f"{device}, precision {precision}{processes}"),
+            *([("optimizer", optimizer)] if optimizer else []),
             ("plan", f"{steps:,} optimizer step{'s' if steps != 1 else ''}, effective batch {batch}"),
             ("run directory", str(run_dir))]
     for key, value in rows:
@@ -88,8 +90,10 @@ class StartSummary(Callback):
         self.facts = (parameters, precision, steps, batch_size, accumulate, world, run_dir)
 
     def on_fit_start(self, trainer: Any, state: Any) -> None:
+        from trainwell.fit.kernels import describe
+
         parameters, precision, *rest = self.facts
-        print_start(parameters, trainer.device, precision, *rest)
+        print_start(parameters, trainer.device, precision, *rest, optimizer=describe(trainer.optimizer))
 
 
 def _fmt(value: Any) -> str:

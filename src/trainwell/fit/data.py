@@ -7,7 +7,10 @@ Two sources share one interface (``num_batches``, ``epoch(epoch, start)``):
 - ``LoaderSource``: a user's DataLoader, never mutated. Its order for an epoch
   is computed up front as lists of indices and fed to a private DataLoader
   through a batch sampler, so a resume skips *indices* and never reads the
-  already-seen batches again.
+  already-seen batches again. When the loader only stacks rows of in-memory
+  tensors (a ``TensorDataset`` or a ``Subset`` of one, the default collate, no
+  workers), each batch is cut from the tensors by index in one operation
+  instead: the same indices, the same values, the same list the collate returns.
 
 Both draw their randomness from a dedicated ``torch.Generator`` seeded from
 ``seed + epoch``: the global RNG (dropout, augmentations) is left to the model,
@@ -30,7 +33,9 @@ from torch.utils.data import (
     IterableDataset,
     RandomSampler,
     SequentialSampler,
+    Subset,
     TensorDataset,
+    default_collate,
 )
 
 from trainwell.errors import TrainwellError
@@ -74,8 +79,15 @@ def batch_size_of(batch: Any) -> int:
     return 1
 
 
+def first_size(batch: Sequence[torch.Tensor]) -> int:
+    """The batch size of a batch that is a sequence of tensors (what the fast paths yield)."""
+    return batch[0].shape[0]
+
+
 class TensorSource:
     """Batches sliced from tensors that live on the training device."""
+
+    size_of = staticmethod(first_size)
 
     def __init__(self, tensors: Sequence[torch.Tensor], batch_size: int, device: torch.device,
                  shuffle: bool, seed: int, shard: tuple[int, int] | None = None) -> None:
@@ -175,7 +187,9 @@ class LoaderSource:
         if shard is not None and not self.iterable:
             self.num_batches = len(self.batches(0))  # this rank's share
             self.last_batch_size = None
-        if self.iterable:
+        self._memory = in_memory(loader)
+        self.size_of = first_size if self._memory is not None else batch_size_of
+        if self.iterable or self._memory is not None:
             self._private = None
             return
         self._sampler = _EpochBatches()
@@ -227,15 +241,26 @@ class LoaderSource:
 
         return isinstance(self.loader.sampler, DistributedSampler)
 
+    def _plain_order(self, epoch: int) -> torch.Tensor | None:
+        """The sample order of a plain ``BatchSampler`` over a ``RandomSampler`` (a permutation
+        seeded by ``seed + epoch``) or a ``SequentialSampler``; None for any other sampler."""
+        loader = self.loader
+        if type(loader.batch_sampler) is not BatchSampler or loader.batch_size is None:
+            return None
+        sampler, n = loader.sampler, len(loader.dataset)  # type: ignore[arg-type]
+        if type(sampler) is RandomSampler and not sampler.replacement and sampler.num_samples == n:
+            return torch.randperm(n, generator=torch.Generator().manual_seed(self.seed + epoch))
+        if type(sampler) is SequentialSampler:
+            return torch.arange(n)
+        return None
+
     def _global_batches(self, epoch: int) -> list[list[int]]:
         loader, seed = self.loader, self.seed + epoch
         sampler = loader.sampler
         if type(loader.batch_sampler) is BatchSampler and loader.batch_size is not None:
-            n = len(loader.dataset)  # type: ignore[arg-type]
-            if type(sampler) is RandomSampler and not sampler.replacement and sampler.num_samples == n:
-                order = torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()
-            elif type(sampler) is SequentialSampler:
-                order = list(range(n))
+            plain = self._plain_order(epoch)
+            if plain is not None:
+                order = plain.tolist()
             else:
                 if callable(getattr(sampler, "set_epoch", None)):
                     sampler.set_epoch(epoch)  # DistributedSampler and kin: a new order per epoch
@@ -251,9 +276,32 @@ class LoaderSource:
             torch.manual_seed(seed)
             return [list(b) for b in loader.batch_sampler]
 
+    def _index_batches(self, epoch: int, start: int) -> Iterator[torch.Tensor]:
+        """The tensor rows of each batch of ``epoch`` from ``start`` on, in the loader's order."""
+        rows = self._memory[1]
+        order = self._plain_order(epoch) if self.shard is None else None
+        if order is not None:  # one tensor for the epoch: no lists of ints per batch
+            bs, n = self.loader.batch_size, order.numel()
+            order = order if rows is None else rows.index_select(0, order)
+            stop = n - n % bs if self.drop_last else n
+            return (order[a:a + bs] for a in range(start * bs, stop, bs))
+        batches = self.batches(epoch)[start:]
+        flat = torch.tensor([i for b in batches for i in b], dtype=torch.long)
+        flat = flat if rows is None else rows.index_select(0, flat)
+        return iter(flat.split([len(b) for b in batches]))
+
+    def _cut(self, epoch: int, start: int) -> Iterator[list[torch.Tensor]]:
+        """The loader's batches cut from its tensors: ``index_select`` copies the rows that
+        ``default_collate`` would have stacked, into the list it would have returned."""
+        tensors = self._memory[0]
+        for rows in self._index_batches(epoch, start):
+            yield [t.index_select(0, rows) for t in tensors]
+
     def epoch(self, epoch: int, start: int = 0) -> Iterator[Any]:
         """Yield the batches of ``epoch`` from batch index ``start`` on, on the device."""
-        if self._private is None:
+        if self._memory is not None:
+            it: Iterator[Any] = self._cut(epoch, start)
+        elif self._private is None:
             it = _iter_quiet(self.loader)
             for _ in range(start):  # an IterableDataset has no indices to skip
                 next(it, None)
@@ -266,6 +314,37 @@ class LoaderSource:
             return
         for batch in it:
             yield move_to(batch, self.device, self.non_blocking)
+
+
+def in_memory(loader: DataLoader) -> tuple[tuple[torch.Tensor, ...], torch.Tensor | None] | None:
+    """The tensors a loader's batches can be cut from, and the tensor row of each dataset index
+    (None: the index itself); None when its batches need the loader.
+
+    Only a ``TensorDataset`` (or ``Subset`` of one, nested or not) of plain contiguous
+    tensors, batched by ``default_collate`` in this process: there a batch is exactly
+    ``torch.stack`` of the indexed rows. A subclass may override ``__getitem__``, a
+    custom collate may do anything, and workers run user code: they keep the loader.
+    """
+    if loader.num_workers or loader.collate_fn is not default_collate or loader.batch_sampler is None:
+        return None  # (no batch sampler: samples one by one, not collated)
+    dataset, rows = loader.dataset, None
+    while type(dataset) is Subset:
+        indices = torch.as_tensor(dataset.indices)
+        if indices.dim() != 1 or indices.dtype in (torch.bool, torch.uint8) or indices.is_floating_point() \
+                or not _in_range(rows, len(indices)):
+            return None
+        indices = indices.long()
+        rows = indices if rows is None else indices.index_select(0, rows)
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset or not _in_range(rows, len(dataset)) or not all(
+            type(t) is torch.Tensor and t.layout == torch.strided and t.is_contiguous() for t in dataset.tensors):
+        return None
+    return tuple(dataset.tensors), rows
+
+
+def _in_range(rows: torch.Tensor | None, n: int) -> bool:
+    """Whether every index is in ``[0, n)``: a negative or too large one is left to the loader's own indexing."""
+    return rows is None or not rows.numel() or (int(rows.min()) >= 0 and int(rows.max()) < n)
 
 
 def _iter_quiet(loader: DataLoader) -> Iterator[Any]:

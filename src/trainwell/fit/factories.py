@@ -94,12 +94,18 @@ def call_factory(spec: str, what: str) -> Any:
         raise TrainwellError(f"{what} {spec!r} raised {_describe(error)}", exit_code=1) from None
 
 
-def optimizer_factory(config: OptimizerConfig, name_of: Callable[[str], str] | None = None) -> Any:
+def optimizer_factory(config: OptimizerConfig, name_of: Callable[[str], str] | None = None,
+                      model: Any = None) -> Any:
     """``callable(params) -> Optimizer`` for the Trainer; name and arguments checked now.
 
-    ``name_of(key)`` says where an argument came from (``--lr -1``), for the error.
+    The optimizer is built with its fastest step (``fused``, else ``foreach``; see
+    kernels.py). ``model``: the module whose parameters it will get, to see layers with
+    sparse gradients (None: it has none). ``name_of(key)`` says where an argument came
+    from (``--lr -1``), for the error.
     """
     import torch
+
+    from trainwell.fit.kernels import build_fastest, has_sparse_gradients
 
     cls = _torch_class(torch.optim, torch.optim.Optimizer, config.name, "optimizer")
     what = f"optimizer {config.name}"
@@ -109,7 +115,23 @@ def optimizer_factory(config: OptimizerConfig, name_of: Callable[[str], str] | N
     # Build it once over a stand-in parameter: its own range checks (a negative lr) fire
     # now, as one line naming the key, not after the run directory is made.
     _try_build(lambda: cls([torch.nn.Parameter(torch.zeros(1))], **kwargs), kwargs, what, name_of)
-    return lambda params: cls(params, **kwargs)
+    sparse = (lambda: has_sparse_gradients(model)) if model is not None else (lambda: False)
+    return lambda params: build_fastest(cls, params, kwargs, sparse)
+
+
+def named_optimizer(name: str, kwargs: dict[str, Any] | None, model: Any) -> Any:
+    """The Python API's ``optimizer="adamw"``: a ``torch.optim`` class named in any case,
+    built as ``trainwell fit --optimizer`` builds it (checked now, fastest step)."""
+    import torch
+
+    if not isinstance(kwargs, (dict, type(None))):
+        raise TrainwellError(f"optimizer_args is a {type(kwargs).__name__}; pass a dict, "
+                             "e.g. optimizer_args={'lr': 1e-3}")
+    names = {n.lower(): n for n, c in vars(torch.optim).items()
+             if isinstance(c, type) and issubclass(c, torch.optim.Optimizer) and not n.startswith("_")}
+    exact = name if name in names.values() else names.get(name.lower(), name)
+    config = OptimizerConfig(exact, dict(kwargs) if kwargs is not None else {})
+    return optimizer_factory(config, lambda key: f"optimizer_args[{key!r}]", model)
 
 
 def scheduler_factory(config: SchedulerConfig, horizon: int,

@@ -15,17 +15,12 @@ import torch
 
 from trainwell.errors import TrainwellError
 from trainwell.fit.accumulate import Windows
-from trainwell.fit.data import TensorSource, batch_size_of
 from trainwell.fit.state import TrainState
 
 if TYPE_CHECKING:
     from trainwell.fit.trainer import Trainer
 
 NONFINITE_SKIP_LIMIT = 10
-
-
-def _first_size(batch: Any) -> int:
-    return batch[0].shape[0]
 
 
 def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -> bool:
@@ -36,7 +31,7 @@ def train_epoch(tr: Trainer, state: TrainState, source: Any, windows: Windows) -
     optimizer_step = tr._runner.optimizer_step
     losses, sizes = tr._pending_losses, tr._pending_sizes
     step_hooks = tr._callbacks.on_step_end_targets
-    size_of = _first_size if isinstance(source, TensorSource) else batch_size_of
+    size_of = source.size_of
     log_every = tr.log_every
     every = tr.checkpoint_every or 0
     max_steps = tr.max_steps if tr.max_steps is not None else math.inf

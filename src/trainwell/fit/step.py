@@ -118,7 +118,8 @@ class StepRunner:
 
     def outputs_and_target(self, batch: Any) -> tuple[Any, Any]:
         """Run the model on a batch; return its outputs and the batch's target."""
-        if type(batch) is tuple and len(batch) == 2:  # the fast path's (x, y)
+        kind = type(batch)
+        if (kind is tuple or kind is list) and len(batch) == 2:  # (x, y): what the fast paths yield
             return self.forward_fn(batch[0]), batch[1]
         args, kwargs, target = self.route.split(batch)
         return self.forward_fn(*args, **kwargs), target

@@ -19,7 +19,7 @@ from torch import nn
 
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
-from trainwell.fit import distributed, loop, preflight, rundir, saving
+from trainwell.fit import distributed, factories, loop, preflight, rundir, saving
 from trainwell.fit import several as several_optimizers
 from trainwell.fit.accumulate import Windows
 from trainwell.fit.batch import Route
@@ -76,7 +76,7 @@ class Trainer:
         self,
         model: nn.Module,
         optimizer: (torch.optim.Optimizer | Callable[[list[nn.Parameter]], torch.optim.Optimizer]
-                   | Mapping[str, Any]),
+                   | Mapping[str, Any] | str),
         loss: Callable[[Any, Any], torch.Tensor] | None = None,
         step: Callable[[nn.Module, Any], Any] | None = None,
         eval_step: Callable[[nn.Module, Any], Any] | None = None,
@@ -108,6 +108,7 @@ class Trainer:
         progress: bool = True,
         num_workers: int | None = None,
         strategy: str = "auto",    # "auto" (DDP under torchrun with N > 1) | "ddp" | "fsdp" | "none"
+        optimizer_args: dict[str, Any] | None = None,  # with optimizer="adamw": its keyword arguments
     ) -> None:
         if not isinstance(model, nn.Module):
             raise TrainwellError(f"model is a {type(model).__name__}; pass an nn.Module")
@@ -147,6 +148,11 @@ class Trainer:
                     "must be built after: pass a factory, e.g. lambda params: "
                     "torch.optim.AdamW(params, lr=1e-3)")
             distributed.shard_model(self.model)
+        if isinstance(optimizer, str):  # by name, built as `trainwell fit` builds it (fused, else foreach)
+            optimizer = factories.named_optimizer(optimizer, optimizer_args, self.model)
+        elif optimizer_args is not None:
+            raise TrainwellError("optimizer_args goes with an optimizer given by name, e.g. "
+                                 "optimizer='adamw', optimizer_args={'lr': 1e-3}")
         several = isinstance(optimizer, Mapping)  # a GAN, actor-critic: see several.py
         if several:
             _check_several(step, accumulate, nonfinite, self._dist)

@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 from trainwell import __version__
 from trainwell.diagnostic import Edit, Finding, Fix
 from trainwell.lint.dependencies import Dependencies
+from trainwell.lint.problem import Problem
 
 FOLDER_NAME = ".trainwell_cache"
 _FILE = "results.json"
@@ -69,8 +70,6 @@ class Cache:
         if entry is None:
             return None
         try:
-            from trainwell.lint.runner import Problem  # the runner imports this module
-
             findings = [_finding(item) for item in entry["findings"]]
             problems = [Problem(**item) for item in entry["problems"]]
         except (KeyError, TypeError, ValueError, AttributeError):

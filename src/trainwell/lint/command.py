@@ -43,6 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--statistics", action="store_true", help="also print how many findings each code has")
     parser.add_argument("--no-cache", action="store_true", help="check every file again instead of reusing results of unchanged files")
     parser.add_argument("--cache-dir", metavar="DIR", help="where results are cached (default: .trainwell_cache beside pyproject.toml)")
+    parser.add_argument("--jobs", type=_jobs, metavar="N", help="processes that check files (default: the available cores; output is the same)")
+
+
+def _jobs(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of processes; give 1 or more, e.g. --jobs 4")
+    return int(value)
 
 
 NOTHING_FOUND = 2  # the exit code when no Python file was found to check
@@ -65,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     def check() -> runner.Report:
         return runner.run(paths, _codes(args.select), _codes(args.ignore), args.target_version, exclude=args.exclude,
                           preview=args.preview, cache=not args.no_cache, cache_dir=args.cache_dir,
-                          respect_gitignore=args.respect_gitignore, text=text, force_exclude=args.force_exclude)
+                          respect_gitignore=args.respect_gitignore, text=text, force_exclude=args.force_exclude, jobs=args.jobs)
 
     report = check()
     if not report.files and args.force_exclude and all(Path(p).is_file() for p in paths):

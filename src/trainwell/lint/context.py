@@ -169,13 +169,6 @@ class FileContext(RoleIndex):
                 return True
         return False
 
-    @cached_property
-    def analysis(self) -> Any:
-        """The loop model (:class:`trainwell.lint.loops.Analysis`), built on first use."""
-        from trainwell.lint.loops import Analysis
-
-        return Analysis(self)
-
     # -- findings ------------------------------------------------------------
     def finding(self, code: str, node: ast.AST, message: str, hint: str, fix: Fix | None = None, preview: bool = False) -> Finding:
         """A finding at ``node`` (1-based columns), in the file that holds it; ``preview`` when not every premise is proven."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from trainwell.lint.context import FileContext
+from trainwell.lint.facts import CheckedFile
 from trainwell.lint.syntax import key_of
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -54,7 +55,7 @@ class ProjectIndex:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 tree = ast.parse(source)
-            ctx = FileContext(str(self._files.get(path, path)), source, tree, self._target)
+            ctx = CheckedFile(str(self._files.get(path, path)), source, tree, self._target)
             ctx.project = self
             for node in ctx.nodes:
                 self._owner[id(node)] = ctx

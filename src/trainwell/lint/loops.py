@@ -14,37 +14,18 @@ at the loop head includes what the previous iteration left behind.
 from __future__ import annotations
 
 import ast
-from functools import cached_property
 
 from trainwell.lint import events as ev
+from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import scope_nodes, sealed
+from trainwell.lint.dataflow import sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key
+from trainwell.lint.iteration import Queries
 from trainwell.lint.ownership import Ownership
 
-MAX_DEPTH = 4
-_EVENT_METHODS = {"backward", "zero_grad", "step", "eval", "train", "clip_grad_norm_", "clip_grad_value_", "unscale_",
-                  "requires_grad_", "manual_backward", "load_state_dict", "zero_", "forward"}
 MAX_EVENTS = 50_000
 _UPDATES = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"}  # in-place updates of a parameter from its gradient
 UNKNOWN = "unknown"
-Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-class Env:
-    """Where the walk is: the renaming of parameters, the function and class it is in."""
-
-    __slots__ = ("subst", "scope", "cls", "stack", "local_defs", "sites")
-
-    def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...],
-                 sites: tuple[ev.Site, ...] = ()) -> None:
-        self.subst = subst
-        self.scope = scope
-        self.cls = cls
-        self.stack = stack
-        self.sites = sites  # the calls that inlined this function, outermost first
-        body = getattr(scope, "body", [])
-        self.local_defs = {s.name: s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
 
 
 def _is_main_guard(test: ast.expr) -> bool:
@@ -63,31 +44,12 @@ def _ends_the_run(body: list[ast.stmt]) -> bool:
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and key_of(last.value.func) in ("sys.exit", "exit", "quit")
 
 
-def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
-    """Whether ``fn`` stores one of its arguments where it outlives the call (``self.values.append(value)``,
-    ``history.append(loss)``, ``self.total += value``): a meter or a recorder, whose stores the rules must see."""
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    holders = params | {"self"}
-    for node in scope_nodes(ctx, fn):
-        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and (key_of(node.func.value) or "").partition(".")[0] in holders:  # type: ignore[attr-defined]
-            stored = node.args
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and (key_of(node.target) or "").partition(".")[0] in holders:
-            stored = [node.value]
-        else:
-            continue
-        if any(isinstance(n, ast.Name) and n.id in params - {"self"} for a in stored for n in ast.walk(a)):
-            return True
-    return False
-
-
 def _join(a: dict[str, frozenset], b: dict[str, frozenset]) -> dict[str, frozenset]:
     unknown = frozenset({UNKNOWN})
     return {k: a.get(k, unknown) | b.get(k, unknown) for k in a.keys() | b.keys()}
 
 
-class Analysis(Ownership):
+class Analysis(Callees, Queries, Ownership):
     """Frames (loops) and events of one file, built once and shared by the rules."""
 
     def __init__(self, ctx: FileContext) -> None:
@@ -129,59 +91,6 @@ class Analysis(Ownership):
         self.frame, self.conds, self.periodic, self.grad, self.modes = frame, (), (), grad, {}
         self.frozen = set()
         self._block(body, Env({}, scope, cls, (scope,)))
-
-    def _called_functions(self) -> set[ast.AST]:
-        called: set[ast.AST] = set()
-        scopes: list[tuple[ast.AST, str | None]] = [(self.ctx.tree, None)]
-        scopes += [(fn, None) for fn in self.ctx.functions.values()]
-        scopes += [(fn, cls) for cls, ms in self.ctx.methods.items() for fn in ms.values()]
-        for scope, cls in scopes:
-            env = Env({}, scope, cls, (scope,))
-            for node in scope_nodes(self.ctx, scope):
-                if isinstance(node, ast.Call):
-                    target = self._resolve(node, env, local=True)
-                    if target is not None and target[0] is not scope:
-                        called.add(target[0])
-                        self._callees.setdefault(id(scope), []).append(target[0])
-        return called
-
-    def _interesting(self, fn: ast.AST, seen: frozenset = frozenset()) -> bool:
-        """Whether inlining ``fn`` can add a training event (directly or through the helpers it calls)."""
-        if id(fn) in self._memo:
-            return self._memo[id(fn)]
-        found = any(
-            isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
-            or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
-            for n in scope_nodes(self.ctx, fn)
-        ) or _keeps_an_argument(self.ctx, fn) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
-            or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._project_callees(fn))
-        for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-            found = found or self._interesting(nested, seen | {fn})
-        self._memo[id(fn)] = found
-        return found
-
-    def _project_callees(self, fn: ast.AST) -> list[Function]:
-        """Functions of other files of the project that ``fn`` calls by an imported name (``train_step(...)`` after
-        ``from engine import train_step``): a per-batch helper there may hold the whole step."""
-        project = self.ctx.project
-        if project is None:
-            return []
-        home = self.ctx.home(fn)
-        imported = home.imports.keys() | home.relative_imports.keys()
-        found = []
-        for node in scope_nodes(self.ctx, fn):
-            if isinstance(node, ast.Call) and (key_of(node.func) or "").partition(".")[0] in imported:
-                target = project.function(home, node.func)
-                if target is not None:
-                    found.append(target[1])
-        return found
-
-    def _decorated_grad(self, fn: Function) -> bool | None:
-        for decorator in fn.decorator_list:
-            grad = grad_of(self.ctx, decorator)
-            if grad is not None:
-                return grad
-        return None
 
     # -- statements ------------------------------------------------------------
     def _block(self, body: list[ast.stmt], env: Env) -> None:
@@ -375,59 +284,6 @@ class Analysis(Ownership):
                 if self.ctx.is_model(key):
                     self._set_mode(key, frozenset({UNKNOWN}))  # a callable we cannot see may switch its mode
 
-    def _resolve(self, call: ast.Call, env: Env, local: bool = False) -> tuple[Function, str | None] | None:
-        """The function a call runs: a nested def, a function or method of this file, or a function of another file
-        of the project (walked in its own file's names; ``local`` leaves those out)."""
-        func = call.func
-        if isinstance(func, ast.Name) and func.id in env.local_defs:
-            return env.local_defs[func.id], env.cls
-        home = self.ctx.home(env.scope)
-        if home is not self.ctx:  # inside another file's helper: its own functions, and what it imports
-            if isinstance(func, ast.Name) and func.id in home.functions:
-                return home.functions[func.id], None
-            return None if local else self._project_function(home, func)
-        if isinstance(func, ast.Name):
-            if func.id in self.ctx.functions:
-                return self.ctx.functions[func.id], None
-            return None if local else self._project_function(self.ctx, func)
-        if not isinstance(func, ast.Attribute):
-            return None
-        value = func.value
-        cls = None
-        if isinstance(value, ast.Name) and value.id == "self":
-            cls = env.cls
-        elif isinstance(value, ast.Call) and key_of(value.func) in self.ctx.classes:
-            cls = key_of(value.func)
-        else:
-            cls = self.ctx.instances.get(key_of(value) or "")
-        if cls is None:  # `engine.train_one_epoch(...)` after `import engine`
-            return None if local else self._project_function(self.ctx, func)
-        if self.ctx.is_module_class(cls) and func.attr == "forward":
-            return None
-        method = self._method(cls, func.attr, frozenset())
-        return (method, cls) if method is not None else None
-
-    def _project_function(self, home: FileContext, func: ast.expr) -> tuple[Function, None] | None:
-        found = self.ctx.project.function(home, func) if self.ctx.project is not None else None
-        return (found[1], None) if found is not None else None
-
-    def _method(self, cls: str, name: str, seen: frozenset[str]) -> Function | None:
-        if cls in seen or cls not in self.ctx.methods:
-            return None
-        if name in self.ctx.methods[cls]:
-            return self.ctx.methods[cls][name]
-        for base in self.ctx.classes[cls].bases:
-            found = self._method(key_of(base) or "", name, seen | {cls})
-            if found is not None:
-                return found
-        return None
-
-    @cached_property
-    def _holders(self) -> set[str]:
-        """First parts of the keys that hold an optimizer (``self`` for ``self.optimizer``): a method called on them
-        that the analysis cannot see may clear or step it."""
-        return {k.partition(".")[0] for k, r in self.ctx.roles.items() if r.kind == "optimizer" and "." in k}
-
     def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> bool:
         """Walk ``fn`` in place of ``call``; False when it was not followed (recursion, depth, size)."""
         if not self._interesting(fn):
@@ -499,53 +355,3 @@ class Analysis(Ownership):
             key = key.rpartition(".")[0]
         return False
 
-    # -- queries for rules -----------------------------------------------------
-    @cached_property
-    def step_frames(self) -> list[Frame]:
-        """Innermost loops whose iteration holds both a backward() and an optimizer step."""
-        both = [f for f in self.frames if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
-        return [f for f in both if not any(c in both for c in self._descendants(f))]
-
-    def _descendants(self, frame: Frame) -> list[Frame]:
-        out, todo = [], list(frame.children)
-        while todo:
-            child = todo.pop()
-            out.append(child)
-            todo.extend(child.children)
-        return out
-
-    def enclosing(self, event: Event, kinds: tuple[str, ...]) -> Frame | None:
-        """The innermost frame around ``event`` that holds an event of one of ``kinds`` (climbing out of helper loops such as `for p in params`)."""
-        frame = event.frame
-        while frame is not None and not any(e.kind in kinds for e in frame.events):
-            frame = frame.parent
-        return frame
-
-
-def periodic_ids(event: Event) -> set[int]:
-    return {id(node) for node in event.periodic}
-
-
-def extra_conditions(event: Event, other: Event) -> list[tuple[int, bool]]:
-    """Conditions ``event`` sits under that ``other`` does not share."""
-    return [c for c in event.conds if c not in other.conds]
-
-
-def _backward_after(event: Event) -> bool:
-    """Whether a backward() follows ``event`` in its iteration or in any enclosing one."""
-    frame = event.frame
-    while frame is not None:
-        if any(b.kind == ev.BACKWARD and b.seq > event.seq and b.grad is not False for b in frame.events):
-            return True
-        frame = frame.parent
-    return False
-
-
-def validation_forward(event: Event) -> bool:
-    """A forward pass whose output no later backward() can use: under no_grad, in a function no graph leaves,
-    or with no backward after it."""
-    return event.kind == ev.FORWARD and (event.grad is False or event.sealed or not _backward_after(event))
-
-
-def training_forward(event: Event) -> bool:
-    return event.kind == ev.FORWARD and not validation_forward(event)

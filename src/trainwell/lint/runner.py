@@ -17,11 +17,12 @@ from typing import Any, Iterable, Sequence
 
 from trainwell.catalog import STATIC, enabled_codes, validate_patterns
 from trainwell.lint import config as config_mod
-from trainwell.lint import notebook, source_file
+from trainwell.lint import notebook, source_file, workers
 from trainwell.lint.cache import FOLDER_NAME, Cache
-from trainwell.lint.context import FileContext
 from trainwell.lint.discover import discover
+from trainwell.lint.facts import CheckedFile
 from trainwell.lint.index import ProjectIndex
+from trainwell.lint.problem import Problem
 from trainwell.lint.rules import all_rules
 from trainwell.lint.suppress import suppressed, unknown_codes
 from trainwell.diagnostic import Finding
@@ -29,19 +30,6 @@ from trainwell.errors import TrainwellError
 
 _LIBRARIES = ("lightning", "accelerate", "transformers")
 _TORCH_IMPORT = re.compile(r"^\s*(?:import|from)\s+(?:lightning|pytorch_lightning|accelerate|transformers)\b", re.M)
-
-
-@dataclass
-class Problem:
-    """Something that stopped a file (or one rule on it) from being checked."""
-
-    kind: str  # "syntax-error" | "internal-error" | "read-error"
-    path: str
-    message: str
-    line: int = 1
-    column: int = 1  # 1-based, as Finding's
-    rule: str | None = None
-    cell: int | None = None  # in a notebook: the cell (1-based), and ``line`` is the line in it
 
 
 @dataclass
@@ -81,7 +69,7 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
         return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
     ctx = project.parsed(Path(path)) if project is not None else None  # already parsed as another file's helper
     if ctx is None:
-        ctx = FileContext(path, source, tree, target_version)
+        ctx = CheckedFile(path, source, tree, target_version)
         ctx.project = project
     ctx.target_version = target_version
     findings: list[Finding] = []
@@ -137,7 +125,8 @@ def resolve_codes(select: Sequence[str] | None, ignore: Sequence[str] | None) ->
 def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = None, ignore: Sequence[str] | None = None,
         target_version: tuple[int, int] | str | None = None, force: bool = False, exclude: Sequence[str] = (),
         preview: bool | None = None, cache: bool = False, cache_dir: str | os.PathLike[str] | None = None,
-        respect_gitignore: bool = True, text: str | None = None, force_exclude: bool = False) -> Report:
+        respect_gitignore: bool = True, text: str | None = None, force_exclude: bool = False,
+        jobs: int | None = 1) -> Report:
     """Check files and folders with the configuration found above the first path.
 
     ``preview`` None takes the config's; ``cache`` reuses results of unchanged
@@ -146,7 +135,8 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     ``respect_gitignore`` False searches folders without the ignore files.
     ``text`` is the source of the one path given (read from stdin), checked
     alone: that path need not exist. ``force_exclude`` applies ``exclude``
-    to named files too.
+    to named files too. ``jobs``: processes that check the files the cache
+    does not answer (None: every available core); the report is the same.
     """
     paths = list(paths) or ["."]
     config = config_mod.load(Path(paths[0]))
@@ -163,21 +153,35 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     cache = cache and text is None
     store = Cache(Path(cache_dir) if cache_dir else config.cache_dir or (config.root or Path.cwd()) / FOLDER_NAME, files) if cache else None
     report = Report()
-    reported: set[tuple[str, str, int, int]] = set()  # a helper's finding is seen from each file that calls it: once
+    # Read every file and ask the cache here; check the rest (in workers when jobs > 1), in file order.
+    read: list[tuple[str, str | None, Any, str]] = []  # name, source (None: unreadable), result or Problem, cache key
+    missing: list[tuple[str, str, tuple[int, int]]] = []
     for path in files:
         name = str(path)
-        report.files += 1
         try:
             data, source = (text.encode(), text) if text is not None else source_file.read(path)
             target = target_version or config.target_version or config.declared_for(path) or config_mod.DEFAULT_TARGET
             key = store.key(name, data, codes, target, preview, force, store.dependency_digest(name)) if store else ""
-            findings, problems = (store.get(key) if store else None) or _check_file(source, name, codes, target, force, preview, project, store, key)
-        except source_file.ReadError as error:
-            report.problems.append(Problem("read-error", name, error.message, error.line, error.column))
+        except (source_file.ReadError, OSError) as error:
+            read.append((name, None, _read_problem(name, error), ""))
             continue
-        except OSError as error:
-            report.problems.append(Problem("read-error", name, f"cannot read: {error.strerror or error}"))
+        result = store.get(key) if store else None
+        if result is None:
+            missing.append((source, name, target))
+        read.append((name, source, result, key))
+    checked = iter(workers.map_in_order(_check_or_problem, (codes, force, preview, project), missing,
+                                        workers.available_cores() if jobs is None else jobs))
+    reported: set[tuple[str, str, int, int]] = set()  # a helper's finding is seen from each file that calls it: once
+    for name, source, result, key in read:
+        report.files += 1
+        if source is not None and result is None:
+            result = next(checked)
+            if store and not isinstance(result, Problem):
+                store.put(key, name, *result)
+        if isinstance(result, Problem):
+            report.problems.append(result)
             continue
+        findings, problems = result
         report.lines += source.count("\n") + 1
         report.sources[name] = source
         for finding in findings:
@@ -191,16 +195,23 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
     return report
 
 
-def _check_file(source: str, name: str, codes: set[str], target: tuple[int, int], force: bool, preview: bool, project: Any,
-                store: Cache | None, key: str) -> tuple[list[Finding], list[Problem]]:
-    """One file checked (a notebook as the program its cells form), its result stored under ``key``; only on a cache miss."""
-    book = notebook.parse(source, name) if notebook.is_notebook(name) else None
-    findings, problems = check_source(book.program if book else source, name, codes, target, force, preview, project)
+def _check_or_problem(codes: set[str], force: bool, preview: bool, project: Any, source: str, name: str,
+                      target: tuple[int, int]) -> tuple[list[Finding], list[Problem]] | Problem:
+    """One file checked (a notebook as the program its cells form), or the problem that stopped it; only on a cache miss."""
+    try:
+        book = notebook.parse(source, name) if notebook.is_notebook(name) else None
+        findings, problems = check_source(book.program if book else source, name, codes, target, force, preview, project)
+    except (source_file.ReadError, OSError) as error:
+        return _read_problem(name, error)
     if book is not None:
         findings, problems = book.localize(findings, problems, name)
-    if store:
-        store.put(key, name, findings, problems)
     return findings, problems
+
+
+def _read_problem(name: str, error: Exception) -> Problem:
+    if isinstance(error, source_file.ReadError):
+        return Problem("read-error", name, error.message, error.line, error.column)
+    return Problem("read-error", name, f"cannot read: {getattr(error, 'strerror', None) or error}")
 
 
 def check(paths_or_source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *, select: Sequence[str] | None = None,

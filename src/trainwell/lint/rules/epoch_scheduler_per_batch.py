@@ -7,7 +7,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext
-from trainwell.lint.loops import periodic_ids
+from trainwell.lint.iteration import periodic_ids
 from trainwell.lint.roles import SCHEDULERS, SIZE_ARGS
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding

@@ -8,7 +8,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.loops import validation_forward
+from trainwell.lint.iteration import validation_forward
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 

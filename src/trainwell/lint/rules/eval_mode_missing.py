@@ -6,8 +6,8 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext
-from trainwell.lint.loops import validation_forward
 from trainwell.lint.events import Event
+from trainwell.lint.iteration import validation_forward
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import loader_calls
 from trainwell.diagnostic import Finding

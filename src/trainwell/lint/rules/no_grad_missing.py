@@ -15,7 +15,7 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.dataflow import reaching, scope_nodes
-from trainwell.lint.loops import training_forward, validation_forward
+from trainwell.lint.iteration import training_forward, validation_forward
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 

@@ -7,7 +7,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of
-from trainwell.lint.loops import extra_conditions, periodic_ids
+from trainwell.lint.iteration import extra_conditions, periodic_ids
 from trainwell.lint.moves import move
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from trainwell.lint.context import FileContext
-from trainwell.lint.loops import training_forward, validation_forward
+from trainwell.lint.iteration import training_forward, validation_forward
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 

@@ -1,0 +1,301 @@
+"""Mutation operators for losses and metrics, data, modules and I/O (TW3xx, TW4xx, TW5xx).
+
+Each makes, in a working training script, the one mistake a person makes that
+commits one catalog bug, and only where that bug's premises hold there (the
+dataset's size leaves a smaller last batch, the loader drives several epochs,
+the model is moved to a device...); every mutant must parse.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from mutation_premises import Operator, assigned, distributed, is_loss_call, registry, training_loop
+from mutation_script import Mutant, Script, callee, receiver
+
+OPERATORS: dict[str, tuple[str, Operator]] = {}  # name -> (code, operator)
+operator = registry(OPERATORS)
+DATASET_SIZES = {"MNIST": (60000, 10000), "FashionMNIST": (60000, 10000), "KMNIST": (60000, 10000),
+                 "CIFAR10": (50000, 10000), "CIFAR100": (50000, 10000), "SVHN": (73257, 26032)}  # (train, test)
+
+
+# -- loss and metrics ---------------------------------------------------------------
+def _loss_calls(script: Script, classes: set[str], functions: set[str]) -> Iterator[ast.Call]:
+    for call in script.calls:
+        if call.args and (callee(call) in functions and receiver(call) in {"F", "nn.functional", "torch.nn.functional"}
+                          or isinstance(call.func, ast.Name | ast.Attribute) and script.only_built_with(ast.unparse(call.func), classes)):
+            yield call
+
+
+@operator("TW301", "softmax-before-cross-entropy")
+
+
+def softmax_before_cross_entropy(script: Script) -> Iterator[Mutant | None]:
+    for call in _loss_calls(script, {"CrossEntropyLoss"}, {"cross_entropy"}):
+        if "import torch" in script.source and training_loop(script, call) is not None:
+            yield script.mutant("TW301", "softmax-before-cross-entropy", call,
+                                script.replace(call.args[0], f"torch.softmax({ast.unparse(call.args[0])}, dim=1)"))
+
+
+@operator("TW301", "sigmoid-before-bce-with-logits")
+
+
+def sigmoid_before_bce_with_logits(script: Script) -> Iterator[Mutant | None]:
+    for call in _loss_calls(script, {"BCEWithLogitsLoss"}, {"binary_cross_entropy_with_logits"}):
+        if "import torch" in script.source and training_loop(script, call) is not None:
+            yield script.mutant("TW301", "sigmoid-before-bce-with-logits", call,
+                                script.replace(call.args[0], f"torch.sigmoid({ast.unparse(call.args[0])})"))
+
+
+@operator("TW302", "mean-of-batch-means")
+
+
+def mean_of_batch_means(script: Script) -> Iterator[Mutant | None]:
+    """``total += loss.item() * x.size(0)`` ... ``total / len(loader.dataset)`` becomes ``total += loss.item()`` ... ``/ len(loader)``."""
+    for node in ast.walk(script.tree):
+        if not (isinstance(node, ast.Call) and callee(node) == "len" and node.args and isinstance(node.args[0], ast.Attribute)
+                and node.args[0].attr == "dataset"):
+            continue
+        loader = ast.unparse(node.args[0].value)
+        division = script.parent.get(node)
+        total = division.left if isinstance(division, ast.BinOp) and isinstance(division.op, ast.Div) and division.right is node \
+            else division.target if isinstance(division, ast.AugAssign) and isinstance(division.op, ast.Div) else None
+        if total is None or not _uneven_last_batch(script, loader):
+            continue
+        for add in ast.walk(script.function_of(node)):
+            if isinstance(add, ast.AugAssign) and isinstance(add.op, ast.Add) and ast.unparse(add.target) == ast.unparse(total) \
+                    and any(loader in ast.unparse(loop.iter) for loop in script.loops_of(add) if isinstance(loop, ast.For)):
+                weighted = _unweighted(script, add.value)
+                if weighted is not None:
+                    yield script.mutant("TW302", "mean-of-batch-means", add, weighted + script.replace(node, f"len({loader})"))
+                    break
+
+
+def _unweighted(script: Script, value: ast.AST) -> list[tuple[int, int, list[str]]] | None:
+    """The edit that turns a batch-size-weighted term into a batch mean, if ``value`` is one."""
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        for keep, size in ((value.left, value.right), (value.right, value.left)):
+            text = ast.unparse(size)
+            if "size(0)" in text or "shape[0]" in text or text.startswith("len("):
+                return script.replace(value, ast.unparse(keep)) if value.lineno == value.end_lineno else None
+    for call in ast.walk(value):
+        if isinstance(call, ast.Call) and any(k.arg == "reduction" and isinstance(k.value, ast.Constant) and k.value.value == "sum"
+                                               for k in call.keywords) and call.lineno == call.end_lineno:
+            return script.drop_keyword(call, "reduction")
+    return None
+
+
+def _uneven_last_batch(script: Script, loader: str) -> bool:
+    built = script.built_with(loader, {"DataLoader"})
+    if built is None or any(k.arg == "drop_last" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in built.keywords):
+        return False
+    size_arg = next((k.value for k in built.keywords if k.arg == "batch_size"), built.args[1] if len(built.args) > 1 else None)
+    batch = script.int_value(size_arg) if size_arg is not None else 1
+    size = _dataset_size(script, built)
+    return bool(batch and batch > 1 and size and size % batch)
+
+
+def _dataset_size(script: Script, loader: ast.Call) -> int | None:
+    """The length of a loader's dataset where it is a torchvision dataset of known size (train or test split)."""
+    dataset = next((k.value for k in loader.keywords if k.arg == "dataset"), loader.args[0] if loader.args else None)
+    made = [dataset] if isinstance(dataset, ast.Call) else assigned(script, ast.unparse(dataset)) if dataset is not None else []
+    sizes = set()
+    for call in made:
+        if isinstance(call, ast.Call) and callee(call) in DATASET_SIZES:
+            train = next((k.value for k in call.keywords if k.arg == "train"), None)
+            if isinstance(train, ast.Constant) and isinstance(train.value, bool):
+                sizes.add(DATASET_SIZES[callee(call)][0 if train.value else 1])
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+@operator("TW303", "softmax-into-nll")
+
+
+def softmax_into_nll(script: Script) -> Iterator[Mutant | None]:
+    if "nll_loss" not in script.source and "NLLLoss" not in script.source:
+        return
+    for call in script.calls:
+        if callee(call) == "log_softmax" and isinstance(call.func, ast.Attribute) and isinstance(script.parent.get(call), ast.Return):
+            yield script.mutant("TW303", "softmax-into-nll", call, script.replace(call.func, ast.unparse(call.func)[: -len("log_softmax")] + "softmax"))
+
+
+@operator("TW304", "drop-output-squeeze")
+
+
+def drop_output_squeeze(script: Script) -> Iterator[Mutant | None]:
+    for call in _loss_calls(script, {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}, {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"}):
+        first = call.args[0]
+        if isinstance(first, ast.Call) and callee(first) == "squeeze" and len(call.args) > 1 \
+                and [ast.unparse(a) for a in first.args] in (["1"], ["-1"]) and "squeeze" not in ast.unparse(call.args[1]) \
+                and training_loop(script, call) is not None:
+            yield script.mutant("TW304", "drop-output-squeeze", call, script.replace(first, ast.unparse(first.func.value)))
+
+
+@operator("TW305", "delete-ignore-index")
+
+
+def delete_ignore_index(script: Script) -> Iterator[Mutant | None]:
+    for call in script.calls:
+        value = next((k.value for k in call.keywords if k.arg == "ignore_index"), None)
+        if value is not None and callee(call) in {"CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss"} \
+                and "pad" in ast.unparse(value).lower():
+            yield script.mutant("TW305", "delete-ignore-index", call, script.drop_keyword(call, "ignore_index"))
+
+
+def _feeds_training(script: Script, loader: str) -> bool:
+    return any(isinstance(loop, ast.For) and loader in ast.unparse(loop.iter) and script.contains(loop, "backward") for loop in ast.walk(script.tree))
+
+
+@operator("TW306", "eval-loader-drop-last")
+
+
+def eval_loader_drop_last(script: Script) -> Iterator[Mutant | None]:
+    for node in ast.walk(script.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) and callee(node.value) == "DataLoader":
+            name, call = ast.unparse(node.targets[0]), node.value
+            size = next((k.value for k in call.keywords if k.arg == "batch_size"), None)
+            if any(w in name.lower() for w in ("val", "test", "eval")) and not _feeds_training(script, name) \
+                    and not any(k.arg == "drop_last" for k in call.keywords) and size is not None and script.int_value(size) != 1 \
+                    and any(name in ast.unparse(loop.iter) for loop in ast.walk(script.tree) if isinstance(loop, ast.For)):
+                known = _dataset_size(script, call)
+                if known is None or known % (script.int_value(size) or known + 1):
+                    yield script.mutant("TW306", "eval-loader-drop-last", call, script.add_keyword(call, "drop_last=True"))
+
+
+# -- data ------------------------------------------------------------------------------
+def _drives_epochs(script: Script, loader: str) -> bool:
+    for loop in ast.walk(script.tree):
+        if isinstance(loop, ast.For) and loader in ast.unparse(loop.iter) and script.contains(loop, "backward"):
+            if script.loops_of(loop) or script.called_in_loop(script.function_of(loop)):
+                return True
+    return False
+
+
+@operator("TW401", "delete-shuffle")
+
+
+def delete_shuffle(script: Script) -> Iterator[Mutant | None]:
+    for node in ast.walk(script.tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) and callee(node.value) == "DataLoader":
+            call = node.value
+            shuffle = next((k.value for k in call.keywords if k.arg == "shuffle"), None)
+            if isinstance(shuffle, ast.Constant) and shuffle.value is True and not any(k.arg in {"sampler", "batch_sampler"} for k in call.keywords) \
+                    and _drives_epochs(script, ast.unparse(node.targets[0])):
+                yield script.mutant("TW401", "delete-shuffle", call, script.drop_keyword(call, "shuffle"))
+
+
+def _model_on_device(script: Script) -> bool:
+    """A model of the project is moved with ``.to(...)`` / ``.cuda()`` (where the mutated batch would stay behind)."""
+    models = {ast.unparse(t) for n in ast.walk(script.tree) if isinstance(n, ast.Assign) for t in n.targets if script.is_model(ast.unparse(t))}
+    moved = {ast.unparse(t) for n in ast.walk(script.tree) if isinstance(n, ast.Assign) and (".to(" in ast.unparse(n.value)
+             or ".cuda(" in ast.unparse(n.value)) for t in n.targets}
+    return any(m in moved or f"{m}.to(" in script.source or f"{m}.cuda(" in script.source for m in models)
+
+
+def _moves(script: Script) -> Iterator[tuple[ast.Call, str]]:
+    """``y.to(device)`` / ``y.cuda()`` calls on a plain name, and that name."""
+    for call in script.calls:
+        if callee(call) in {"to", "cuda"} and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and (callee(call) == "cuda" or call.args and isinstance(call.args[0], ast.Name | ast.Attribute)
+                     and "device" in ast.unparse(call.args[0]) and not ast.unparse(call.args[0]).endswith(".device")):
+            yield call, call.func.value.id
+
+
+def _left_on_cpu(script: Script, role: str) -> Iterator[Mutant | None]:
+    if not _model_on_device(script):
+        return
+    for call, name in _moves(script):
+        loop = training_loop(script, call)
+        if loop is None:
+            continue
+        roles = set()
+        for use in ast.walk(loop):
+            places = [i for i, a in enumerate(getattr(use, "args", [])) if isinstance(use, ast.Call) and isinstance(a, ast.Name) and a.id == name]
+            if places:
+                roles.add(("label" if places[0] else "output") if is_loss_call(script, use)
+                          else "input" if script.is_model(ast.unparse(use.func)) else "other")
+        moved_again = [m for m, n in _moves(script) if n == name and m is not call and training_loop(script, m) is loop]
+        if roles == {role} and not moved_again:
+            stmt = script.statement(call)
+            alone = isinstance(stmt, ast.Assign) and stmt.value is call and [ast.unparse(t) for t in stmt.targets] == [name]
+            edit = script.delete(stmt) if alone and script.alone(stmt) else script.replace(call, name)
+            yield script.mutant("TW403", f"{role}s-left-on-cpu", call, edit)
+
+
+@operator("TW403", "labels-left-on-cpu")
+
+
+def labels_left_on_cpu(script: Script) -> Iterator[Mutant | None]:
+    return _left_on_cpu(script, "label")
+
+
+@operator("TW403", "inputs-left-on-cpu")
+
+
+def inputs_left_on_cpu(script: Script) -> Iterator[Mutant | None]:
+    return _left_on_cpu(script, "input")
+
+
+@operator("TW405", "train-transform-in-eval")
+
+
+def train_transform_in_eval(script: Script) -> Iterator[Mutant | None]:
+    augmenting = [ast.unparse(t) for n in ast.walk(script.tree) if isinstance(n, ast.Assign) and "Random" in ast.unparse(n.value)
+                  and "Compose" in ast.unparse(n.value) for t in n.targets]
+    for call in script.calls:
+        transform = next((k.value for k in call.keywords if k.arg == "transform"), None)
+        train = next((k.value for k in call.keywords if k.arg == "train"), None)
+        if transform is not None and isinstance(train, ast.Constant) and train.value is False and ast.unparse(transform) not in augmenting \
+                and len(set(augmenting)) == 1:
+            yield script.mutant("TW405", "train-transform-in-eval", call, script.replace(transform, augmenting[0]))
+
+
+@operator("TW406", "delete-split-seed")
+
+
+def delete_split_seed(script: Script) -> Iterator[Mutant | None]:
+    resumes = "load_state_dict" in script.source or distributed(script)
+    for call in script.calls:
+        if resumes and callee(call) == "random_split" and any(k.arg == "generator" for k in call.keywords):
+            yield script.mutant("TW406", "delete-split-seed", call, script.drop_keyword(call, "generator"))
+
+
+# -- modules and I/O ------------------------------------------------------------------
+@operator("TW501", "delete-super-init")
+
+
+def delete_super_init(script: Script) -> Iterator[Mutant | None]:
+    for cls in ast.walk(script.tree):
+        if isinstance(cls, ast.ClassDef) and any(ast.unparse(b) in {"nn.Module", "torch.nn.Module", "Module"} for b in cls.bases):
+            init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            for stmt in init.body if init else []:
+                if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and callee(stmt.value) == "__init__" and script.alone(stmt):
+                    yield script.mutant("TW501", "delete-super-init", stmt, script.delete(stmt))
+
+
+@operator("TW502", "torch-load-weights-only-false")
+
+
+def torch_load_weights_only_false(script: Script) -> Iterator[Mutant | None]:
+    saved = {ast.unparse(c.args[1]) for c in script.calls if callee(c) == "save" and len(c.args) > 1}
+    for call in script.calls:
+        if callee(call) != "load" or receiver(call) != "torch" or call.args and ast.unparse(call.args[0]) in saved:
+            continue  # a file this program saved itself is not untrusted input
+        given = next((k for k in call.keywords if k.arg == "weights_only"), None)
+        if given is not None and isinstance(given.value, ast.Constant) and given.value.value is True:
+            yield script.mutant("TW502", "torch-load-weights-only-false", call, script.replace(given.value, "False"))
+        elif given is None:
+            yield script.mutant("TW502", "torch-load-weights-only-false", call, script.add_keyword(call, "weights_only=False"))
+
+
+@operator("TW504", "delete-seed")
+
+
+def delete_seed(script: Script) -> Iterator[Mutant | None]:
+    seeds = list(script.expression_statements("manual_seed"))
+    others = [c for c in script.calls if callee(c) in {"seed_everything", "set_seed", "manual_seed_all"}]
+    torch_seeds = [(s, c) for s, c in seeds if receiver(c) == "torch"]
+    if len(torch_seeds) == 1 and len(seeds) == 1 and not others and script.contains(script.tree, "backward"):
+        stmt, _ = torch_seeds[0]
+        yield script.mutant("TW504", "delete-seed", stmt, script.delete(stmt))

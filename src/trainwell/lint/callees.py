@@ -1,0 +1,172 @@
+"""Where a call leads: the functions and methods of the project a call runs, and which of them matter.
+
+The loop model (:mod:`trainwell.lint.loops`) walks into what a call runs: a
+nested def, a function or method of the same file, or a function of another
+file of the checked tree (through :class:`trainwell.lint.index.ProjectIndex`).
+This module answers which function that is, which functions nothing calls
+(the entry points), and whether walking one can add a training event.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cached_property
+
+from trainwell.lint import events as ev
+from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.dataflow import scope_nodes
+from trainwell.lint.events import grad_of
+
+MAX_DEPTH = 4
+_EVENT_METHODS = {"backward", "zero_grad", "step", "eval", "train", "clip_grad_norm_", "clip_grad_value_", "unscale_",
+                  "requires_grad_", "manual_backward", "load_state_dict", "zero_", "forward"}
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class Env:
+    """Where the walk is: the renaming of parameters, the function and class it is in."""
+
+    __slots__ = ("subst", "scope", "cls", "stack", "local_defs", "sites")
+
+    def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...],
+                 sites: tuple[ev.Site, ...] = ()) -> None:
+        self.subst = subst
+        self.scope = scope
+        self.cls = cls
+        self.stack = stack
+        self.sites = sites  # the calls that inlined this function, outermost first
+        body = getattr(scope, "body", [])
+        self.local_defs = {s.name: s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
+
+
+def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
+    """Whether ``fn`` stores one of its arguments where it outlives the call (``self.values.append(value)``,
+    ``history.append(loss)``, ``self.total += value``): a meter or a recorder, whose stores the rules must see."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    holders = params | {"self"}
+    for node in scope_nodes(ctx, fn):
+        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and (key_of(node.func.value) or "").partition(".")[0] in holders:  # type: ignore[attr-defined]
+            stored = node.args
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and (key_of(node.target) or "").partition(".")[0] in holders:
+            stored = [node.value]
+        else:
+            continue
+        if any(isinstance(n, ast.Name) and n.id in params - {"self"} for a in stored for n in ast.walk(a)):
+            return True
+    return False
+
+
+class Callees:
+    """Call resolution for :class:`trainwell.lint.loops.Analysis` (mixed in)."""
+
+    ctx: FileContext
+    _callees: dict[int, list[ast.AST]]
+    _memo: dict[int, bool]
+
+    def _called_functions(self) -> set[ast.AST]:
+        called: set[ast.AST] = set()
+        scopes: list[tuple[ast.AST, str | None]] = [(self.ctx.tree, None)]
+        scopes += [(fn, None) for fn in self.ctx.functions.values()]
+        scopes += [(fn, cls) for cls, ms in self.ctx.methods.items() for fn in ms.values()]
+        for scope, cls in scopes:
+            env = Env({}, scope, cls, (scope,))
+            for node in scope_nodes(self.ctx, scope):
+                if isinstance(node, ast.Call):
+                    target = self._resolve(node, env, local=True)
+                    if target is not None and target[0] is not scope:
+                        called.add(target[0])
+                        self._callees.setdefault(id(scope), []).append(target[0])
+        return called
+
+    def _interesting(self, fn: ast.AST, seen: frozenset = frozenset()) -> bool:
+        """Whether inlining ``fn`` can add a training event (directly or through the helpers it calls)."""
+        if id(fn) in self._memo:
+            return self._memo[id(fn)]
+        found = any(
+            isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
+            or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
+            for n in scope_nodes(self.ctx, fn)
+        ) or _keeps_an_argument(self.ctx, fn) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
+            or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._project_callees(fn))
+        for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            found = found or self._interesting(nested, seen | {fn})
+        self._memo[id(fn)] = found
+        return found
+
+    def _project_callees(self, fn: ast.AST) -> list[Function]:
+        """Functions of other files of the project that ``fn`` calls by an imported name (``train_step(...)`` after
+        ``from engine import train_step``): a per-batch helper there may hold the whole step."""
+        project = self.ctx.project
+        if project is None:
+            return []
+        home = self.ctx.home(fn)
+        imported = home.imports.keys() | home.relative_imports.keys()
+        found = []
+        for node in scope_nodes(self.ctx, fn):
+            if isinstance(node, ast.Call) and (key_of(node.func) or "").partition(".")[0] in imported:
+                target = project.function(home, node.func)
+                if target is not None:
+                    found.append(target[1])
+        return found
+
+    def _decorated_grad(self, fn: Function) -> bool | None:
+        for decorator in fn.decorator_list:
+            grad = grad_of(self.ctx, decorator)
+            if grad is not None:
+                return grad
+        return None
+
+    def _resolve(self, call: ast.Call, env: Env, local: bool = False) -> tuple[Function, str | None] | None:
+        """The function a call runs: a nested def, a function or method of this file, or a function of another file
+        of the project (walked in its own file's names; ``local`` leaves those out)."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id in env.local_defs:
+            return env.local_defs[func.id], env.cls
+        home = self.ctx.home(env.scope)
+        if home is not self.ctx:  # inside another file's helper: its own functions, and what it imports
+            if isinstance(func, ast.Name) and func.id in home.functions:
+                return home.functions[func.id], None
+            return None if local else self._project_function(home, func)
+        if isinstance(func, ast.Name):
+            if func.id in self.ctx.functions:
+                return self.ctx.functions[func.id], None
+            return None if local else self._project_function(self.ctx, func)
+        if not isinstance(func, ast.Attribute):
+            return None
+        value = func.value
+        cls = None
+        if isinstance(value, ast.Name) and value.id == "self":
+            cls = env.cls
+        elif isinstance(value, ast.Call) and key_of(value.func) in self.ctx.classes:
+            cls = key_of(value.func)
+        else:
+            cls = self.ctx.instances.get(key_of(value) or "")
+        if cls is None:  # `engine.train_one_epoch(...)` after `import engine`
+            return None if local else self._project_function(self.ctx, func)
+        if self.ctx.is_module_class(cls) and func.attr == "forward":
+            return None
+        method = self._method(cls, func.attr, frozenset())
+        return (method, cls) if method is not None else None
+
+    def _project_function(self, home: FileContext, func: ast.expr) -> tuple[Function, None] | None:
+        found = self.ctx.project.function(home, func) if self.ctx.project is not None else None
+        return (found[1], None) if found is not None else None
+
+    def _method(self, cls: str, name: str, seen: frozenset[str]) -> Function | None:
+        if cls in seen or cls not in self.ctx.methods:
+            return None
+        if name in self.ctx.methods[cls]:
+            return self.ctx.methods[cls][name]
+        for base in self.ctx.classes[cls].bases:
+            found = self._method(key_of(base) or "", name, seen | {cls})
+            if found is not None:
+                return found
+        return None
+
+    @cached_property
+    def _holders(self) -> set[str]:
+        """First parts of the keys that hold an optimizer (``self`` for ``self.optimizer``): a method called on them
+        that the analysis cannot see may clear or step it."""
+        return {k.partition(".")[0] for k, r in self.ctx.roles.items() if r.kind == "optimizer" and "." in k}
