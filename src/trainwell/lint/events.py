@@ -105,6 +105,12 @@ class Event:
     def line(self) -> int:
         return self.node.lineno  # type: ignore[attr-defined]
 
+    @property
+    def entry_line(self) -> int:
+        """The line of the entry point's statement that leads here: the outermost call that inlined the helper, else
+        the event's own line. Module-level code above it has run (a notebook's earlier cells); code below has not."""
+        return self.sites[0].call.lineno if self.sites else self.line
+
     def compatible(self, other: Event) -> bool:
         """False when the two sit in different branches of one ``if``."""
         mine = dict(self.conds)
