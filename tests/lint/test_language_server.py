@@ -135,3 +135,18 @@ def test_a_syntax_error_being_typed_is_shown_and_advice_is_a_warning(tmp_path: P
     lines = ["x = 1"]
     assert _diagnostic(Finding("TW503", "sync", "a.py", 1, 1, 1, 6), lines).severity == types.DiagnosticSeverity.Warning
     assert _diagnostic(Finding("TW204", "kept", "a.py", 1, 1, 1, 6), lines).severity == types.DiagnosticSeverity.Error
+
+
+def test_the_project_index_walks_the_project_as_check_does(tmp_path: Path) -> None:
+    from trainwell.lint.language_server import TrainwellServer
+
+    (tmp_path / "pyproject.toml").write_text("[tool.trainwell]\n", encoding="utf-8")
+    for name in ("env/lib/site.py", "helpers.py", "ignored/gen.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+    (tmp_path / ".gitignore").write_text("ignored/\n", encoding="utf-8")
+    server = TrainwellServer()
+    server._check(BUGGY, str(tmp_path / "train.py"))
+    [index] = server._indexes.values()
+    assert sorted(p.name for p in index._files) == ["helpers.py"]

@@ -27,7 +27,7 @@ from trainwell.catalog import CATALOG
 from trainwell.diagnostic import Edit, Finding
 from trainwell.lint import config as config_mod
 from trainwell.lint.index import ProjectIndex
-from trainwell.lint.discover import excluded
+from trainwell.lint.discover import discover, excluded
 from trainwell.lint.runner import check_source, resolve_codes
 
 SOURCE = "trainwell"
@@ -73,7 +73,7 @@ class TrainwellServer(LanguageServer):
         target = config.target_version or config.declared_for(Path(path)) or config_mod.DEFAULT_TARGET
         root = (config.root or Path(path).parent).resolve()
         if root not in self._indexes:
-            files = [p for p in root.rglob("*.py") if ".venv" not in p.parts and ".git" not in p.parts][:20_000]
+            files = [p for p in discover([root], config.exclude, config.root) if p.suffix == ".py"][:20_000]  # as `check .` walks
             self._indexes[root] = _LiveIndex(files, [root], target)
         findings, problems = check_source(source, path, codes, target, preview=config.preview, project=self._indexes[root])
         # a helper's finding belongs to the helper's file; a rule's internal error is the server's log's, not the user's text's
