@@ -251,6 +251,17 @@ def calls_in_order(node: ast.AST) -> list[ast.Call]:
     return calls
 
 
+def unwrap_iter(node: ast.expr) -> ast.expr:
+    """``enumerate(tqdm(loader))`` -> ``loader``; the first iterable of ``zip``."""
+    while isinstance(node, ast.Call) and node.args:
+        name = key_of(node.func) or ""
+        if name.split(".")[-1] in ("enumerate", "tqdm", "zip", "iter", "trange", "track", "progress_bar"):
+            node = node.args[0]
+        else:
+            break
+    return node
+
+
 def is_periodic(test: ast.expr) -> bool:
     """``if (i + 1) % k == 0`` and friends: a block that runs every k iterations."""
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
