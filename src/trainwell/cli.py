@@ -35,15 +35,37 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _available_subcommands() -> dict[str, object]:
-    modules = {}
+    modules: dict[str, object] = {}
     for name, (module_name, _) in SUBCOMMANDS.items():
         try:
             modules[name] = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
             if error.name is not None and error.name.startswith("trainwell"):
                 continue  # that part of trainwell is not built yet
+            if (error.name or "").split(".")[0] in TORCH_EXTRA:
+                modules[name] = _NeedsExtra(name, error.name or "")
+                continue
             raise
     return modules
+
+
+def _needs_extra(command: str, module: str) -> TrainwellError:
+    return TrainwellError(f"`trainwell {command}` needs {module.split('.')[0]}, which the light install leaves out: "
+                          f"pip install \"trainwell[torch]\" (in a clone: pip install \".[torch]\")")
+
+
+class _NeedsExtra:
+    """A subcommand whose module needs the ``torch`` extra, in a light install: any arguments, one line saying what to install."""
+
+    def __init__(self, command: str, module: str) -> None:
+        self.command, self.module = command, module
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("arguments", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        parser.epilog = str(_needs_extra(self.command, self.module))
+
+    def run(self, args: argparse.Namespace) -> int:
+        raise _needs_extra(self.command, self.module)
 
 
 class Parser(argparse.ArgumentParser):
@@ -106,8 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModuleNotFoundError as error:
         missing = (error.name or "").split(".")[0]
         if missing in TORCH_EXTRA and not user_frames(error):
-            return _report(f"`trainwell {_command_in(argv)}` needs {missing}, which the light install leaves out: "
-                           f"pip install \"trainwell[torch]\" (in a clone: pip install \".[torch]\")", 2)
+            return _report(str(_needs_extra(_command_in(argv), missing)), 2)
         return _crash(error, debug)
     except Exception as error:  # not a mistake trainwell knows: still one line, unless --debug
         return _crash(error, debug)
