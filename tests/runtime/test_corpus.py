@@ -64,12 +64,19 @@ def run_watched(path: Path, select: list[str] | None = None) -> watch:
     return w
 
 
+# Runtime-only codes whose probe has not landed yet (helper mp adds TW114's cross-rank checksum): their bad cases
+# must fail here until it does (strict), so the code leaves this set in the commit that adds the probe.
+PROBE_PENDING = {"TW114"}
+
+
 def _id(path: Path) -> str:
     return str(path.relative_to(TESTS))
 
 
 @pytest.mark.parametrize("path", case_files(), ids=_id)
-def test_runtime_findings_match_markers(path: Path) -> None:
+def test_runtime_findings_match_markers(path: Path, request: pytest.FixtureRequest) -> None:
+    if path.parent.name in PROBE_PENDING and path.name.startswith("bad_"):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"the {path.parent.name} runtime probe has not landed"))
     # TW404 measures time: on a loaded machine any tiny loop may wait; only its own cases select it
     default = sorted(c for c, e in CATALOG.items() if e.default_enabled and RUNTIME in e.detectors and c != "TW404")
     w = run_watched(path, select=default + marked_codes(path))

@@ -60,6 +60,9 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW110", "sampler-epoch-not-set", "a shuffling DistributedSampler drives several epochs without set_epoch(epoch): every epoch sees the same order", STATIC, RUNTIME),
         _entry("TW111", "data-not-sharded", "a DistributedDataParallel model fed by a loader every rank reads whole: each rank trains on the same samples", STATIC, RUNTIME),
         _entry("TW112", "resume-state-incomplete", "a resumed run restores the model but not the optimizer, scheduler or scaler state that shapes the next steps", STATIC, RUNTIME),
+        _entry("TW113", "ddp-wrapper-bypassed", "a training forward through ddp.module(x) or the model object DDP wrapped, with no forward through the wrapper before the step: gradients are never all-reduced and the replicas drift apart", STATIC, RUNTIME),
+        _entry("TW114", "replicas-diverged", "under data parallelism the ranks' parameters differ after an optimizer step (compared by checksum): every later step trains N different models", RUNTIME),
+        _entry("TW115", "accumulation-leftover", "accumulation steps when (i + 1) % k == 0 with i restarting every epoch and no step on the last batch: the epoch's leftover gradients leak into the next epoch's first step", STATIC, RUNTIME),
         # Modes and the autograd graph
         _entry("TW201", "train-mode-not-restored", "model.eval() for validation inside the epoch loop and no model.train() before training resumes", STATIC, RUNTIME),
         _entry("TW202", "eval-mode-missing", "validation or inference forward passes of a model with Dropout or BatchNorm in training mode", STATIC, RUNTIME),
@@ -72,6 +75,7 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW303", "nll-without-log-probs", "NLLLoss fed probabilities or raw logits instead of log_softmax output", STATIC, RUNTIME),
         _entry("TW304", "loss-shape-broadcast", "an element-wise loss between shapes that differ but broadcast ([N, 1] against [N]): the loss is taken over an N x N grid", STATIC, RUNTIME),
         _entry("TW305", "padding-in-loss", "targets padded with a value the loss does not ignore: padding positions are trained as real tokens", STATIC, RUNTIME),
+        _entry("TW306", "eval-loader-drops-samples", "a validation or test DataLoader with drop_last=True: every evaluation skips up to batch_size - 1 samples", STATIC, RUNTIME),
         # Data
         _entry("TW401", "train-loader-not-shuffled", "the DataLoader that feeds training steps does not shuffle", STATIC, RUNTIME),
         _entry("TW402", "fit-on-all-data", "normalisation statistics or a preprocessor fitted on the full dataset before the train/validation split", STATIC),
@@ -83,10 +87,11 @@ CATALOG: dict[str, BugClass] = {
         _entry("TW501", "missing-super-init", "an nn.Module subclass whose __init__ never calls super().__init__()", STATIC),
         _entry("TW502", "unsafe-torch-load", "torch.load that may unpickle arbitrary code (weights_only=False, or a bare call on PyTorch < 2.6)", STATIC, RUNTIME),
         _entry("TW503", "host-sync-in-loop", ".item(), .cpu(), .numpy() or print(tensor) on every iteration of a GPU training loop", STATIC, RUNTIME, default_enabled=False),
+        _entry("TW504", "run-not-seeded", "a training program that draws random numbers and never seeds torch: two runs give different models and a failure cannot be replayed", STATIC, default_enabled=False),
         # Found only while running
         _entry("TW601", "non-finite", "the loss or the gradients become NaN or Inf", RUNTIME),
         _entry("TW602", "memory-growth", "allocated memory grows step after step in steady state", RUNTIME),
-        _entry("TW603", "params-not-updated", "parameters with gradients missing from every optimizer, or optimizer parameters that never get a gradient", RUNTIME),
+        _entry("TW603", "params-not-updated", "parameters with gradients missing from every optimizer, or optimizer parameters that never get a gradient (statically: every parameter an optimizer holds is frozen)", RUNTIME, STATIC),
     )
 }
 

@@ -213,3 +213,56 @@ def mentions(node: ast.AST, words: tuple[str, ...]) -> bool:
         if text is not None and any(w in text.lower() for w in words):
             return True
     return False
+
+
+_SIZED = {"randn", "rand", "zeros", "ones", "empty", "randint", "arange", "full", "tensor"}
+
+
+def dataset_length(ctx: FileContext, node: ast.expr | None, depth: int = 0) -> int | None:
+    """The number of samples of a dataset the file spells out: ``TensorDataset(torch.randn(64, 8), ...)``,
+    ``range(64)``, ``Subset(ds, range(64))``, through single assignments; None when unknown."""
+    value = value_of(ctx, node) if node is not None and depth <= 4 else None
+    if not isinstance(value, ast.Call):
+        return None
+    name = (key_of(value.func) or "").rsplit(".", 1)[-1]
+    if name == "range" and len(value.args) == 1:
+        return _int(value.args[0])
+    if name == "TensorDataset" and value.args:
+        return dataset_length(ctx, value.args[0], depth + 1)
+    if name == "Subset" and len(value.args) == 2:
+        return dataset_length(ctx, value.args[1], depth + 1)
+    if name in _SIZED and value.args and (key_of(value.func) or "").startswith("torch"):
+        if name == "randint":
+            shape = value.args[-1] if isinstance(value.args[-1], (ast.Tuple, ast.List)) else kwarg(value, "size")
+            return _int(shape.elts[0]) if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts else None
+        if name == "arange":
+            return _int(value.args[0]) if len(value.args) == 1 else None
+        first = value.args[0]
+        if isinstance(first, (ast.Tuple, ast.List)):
+            first = first.elts[0] if first.elts else None
+        return _int(first) if name != "tensor" else None
+    return None
+
+
+def known_length(ctx: FileContext, loader: ast.AST | None) -> int | None:
+    """``len(loader)`` (the number of batches) of a ``DataLoader(...)`` call whose dataset size and batch size the
+    file spells out (no sampler); None when unknown."""
+    if not isinstance(loader, ast.Call) or has_star_kwargs(loader):
+        return None
+    if any(loader_argument(loader, name) is not None for name in ("sampler", "batch_sampler")):
+        return None
+    size = dataset_length(ctx, loader_argument(loader, "dataset"))
+    batch = loader_argument(loader, "batch_size")
+    batch_size = 1 if batch is None else _int(single_value(ctx, batch))
+    if size is None or not batch_size:
+        return None
+    drop = kwarg(loader, "drop_last")
+    if isinstance(drop, ast.Constant) and drop.value is True:
+        return size // batch_size
+    if drop is None or (isinstance(drop, ast.Constant) and drop.value is False):
+        return -(-size // batch_size)
+    return None
+
+
+def _int(node: ast.AST | None) -> int | None:
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
