@@ -26,6 +26,13 @@ def _git(folder: Path, *argv: str) -> str:
     return subprocess.run(["git", "-C", str(folder), *argv], check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
+@pytest.fixture(scope="session")
+def clone(tmp_path_factory) -> tuple[Path, str]:
+    """This tree as a fresh clone has it, and its commit."""
+    target = tmp_path_factory.mktemp("clone") / "trainwell"
+    return target, _fresh_clone(target)
+
+
 def _fresh_clone(target: Path) -> str:
     """This tree as a fresh clone would have it (tracked and new files, uncommitted edits included), committed; its hash."""
     listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -57,10 +64,9 @@ def _offline(wheelhouse: Path) -> dict[str, str]:
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
 
 
-def test_the_readme_pre_commit_snippet_runs_from_a_fresh_clone(wheelhouse: Path, tmp_path: Path) -> None:
+def test_the_readme_pre_commit_snippet_runs_from_a_fresh_clone(wheelhouse: Path, clone: tuple[Path, str], tmp_path: Path) -> None:
     pytest.importorskip("pre_commit")
-    clone = tmp_path / "trainwell"
-    commit = _fresh_clone(clone)
+    clone, commit = clone
     snippet = re.search(r"```yaml\n(repos:\n.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S).group(1)
     assert "<this repository's URL>" in snippet and "<commit hash>" in snippet
     project = _project(tmp_path / "project")
@@ -85,14 +91,14 @@ def test_the_readme_pre_commit_snippet_runs_from_a_fresh_clone(wheelhouse: Path,
     assert clean.returncode == 0, clean.stdout
 
 
-def _expression(text: str, inputs: dict[str, str], outputs: dict[str, dict[str, str]]) -> str:
+def _expression(text: str, inputs: dict[str, str], outputs: dict[str, dict[str, str]], action_path: Path) -> str:
     """The few expressions the action's env values use: inputs, github.action_path, steps.<id>.outputs."""
     def value(match: re.Match[str]) -> str:
         parts = match.group(1).split(".")
         if parts[0] == "inputs":
             return inputs[parts[1]]
         if parts == ["github", "action_path"]:
-            return str(ROOT)
+            return str(action_path)
         if parts[0] == "steps" and parts[2] == "outputs":
             return outputs.get(parts[1], {}).get(parts[3], "")
         raise AssertionError(f"an expression the test does not know: {match.group(0)}")
@@ -100,19 +106,20 @@ def _expression(text: str, inputs: dict[str, str], outputs: dict[str, dict[str, 
     return re.sub(r"\$\{\{\s*([\w.-]+)\s*\}\}", value, str(text))
 
 
-def _run_action(action: dict, given: dict[str, str], workspace: Path, runner_temp: Path, env: dict[str, str]) -> tuple[int, dict]:
+def _run_action(action_path: Path, given: dict[str, str], workspace: Path, runner_temp: Path, env: dict[str, str]) -> tuple[int, dict]:
     """The composite action's `run` steps as the runner runs them: env, GITHUB_OUTPUT, GITHUB_PATH; `uses` steps returned."""
+    action = yaml.safe_load((action_path / "action.yml").read_text(encoding="utf-8"))
     inputs = {name: given.get(name, spec.get("default", "")) for name, spec in action["inputs"].items()}
     outputs: dict[str, dict[str, str]] = {}
     path_file, extra_path = runner_temp / "path.txt", []
     used, log = {}, ""
     for index, step in enumerate(action["runs"]["steps"]):
         if "uses" in step:
-            used[step["uses"]] = {k: _expression(v, inputs, outputs) for k, v in step.get("with", {}).items()}
+            used[step["uses"]] = {k: _expression(v, inputs, outputs, action_path) for k, v in step.get("with", {}).items()}
             continue
         output_file = runner_temp / f"output-{index}.txt"
         output_file.write_text("")
-        step_env = {**env, **{k: _expression(v, inputs, outputs) for k, v in step.get("env", {}).items()},
+        step_env = {**env, **{k: _expression(v, inputs, outputs, action_path) for k, v in step.get("env", {}).items()},
                     "GITHUB_OUTPUT": str(output_file), "GITHUB_PATH": str(path_file), "RUNNER_TEMP": str(runner_temp),
                     "PATH": os.pathsep.join([*extra_path, env["PATH"]])}
         result = run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=workspace, env=step_env, timeout=300)
@@ -126,13 +133,14 @@ def _run_action(action: dict, given: dict[str, str], workspace: Path, runner_tem
     return 0, {"used": used, "outputs": outputs, "log": log}
 
 
-def test_the_github_action_installs_light_checks_and_writes_sarif(wheelhouse: Path, tmp_path: Path) -> None:
-    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+def test_the_github_action_installs_light_checks_and_writes_sarif(wheelhouse: Path, clone: tuple[Path, str], tmp_path: Path) -> None:
+    """From a fresh clone, as GitHub checks the action out: its default install builds the light package from it."""
+    action_path = clone[0]
+    action = yaml.safe_load((action_path / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite" and all(spec.get("description") for spec in action["inputs"].values())
     project = _project(tmp_path / "project")
-    wheel = next(wheelhouse.glob("trainwell-*.whl"))
     (tmp_path / "temp").mkdir()
-    code, state = _run_action(action, {"install": str(wheel)}, project, tmp_path / "temp", _offline(wheelhouse))
+    code, state = _run_action(action_path, {}, project, tmp_path / "temp", _offline(wheelhouse))
     assert code == 1 and state["outputs"]["check"]["exit-code"] == "1", state
     sarif = json.loads((project / "trainwell.sarif").read_text(encoding="utf-8"))
     uris = sorted(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"])
@@ -144,5 +152,6 @@ def test_the_github_action_installs_light_checks_and_writes_sarif(wheelhouse: Pa
 
     (project / "train.py").write_text("x = 1\n", encoding="utf-8")
     (project / "train.ipynb").unlink()
-    code, state = _run_action(action, {"install": str(wheel), "args": "--select TW5"}, project, tmp_path / "temp", _offline(wheelhouse))
+    wheel = next(wheelhouse.glob("trainwell-*.whl"))  # the `install` input: here the built wheel
+    code, state = _run_action(action_path, {"install": str(wheel), "args": "--select TW5"}, project, tmp_path / "temp", _offline(wheelhouse))
     assert code == 0 and state["outputs"]["check"]["exit-code"] == "0", state

@@ -125,7 +125,7 @@ def test_resuming_a_finished_run_says_so_and_writes_nothing(tmp_path):
         again = make_trainer(make_model(), tmp_path).fit(make_data(), resume=tmp_path)
     [warning] = [w for w in caught if w.category is FinishedRunWarning]
     assert "already finished (step 10, after epoch 2; max_epochs=2)" in str(warning.message)
-    assert "pass a larger max_epochs" in str(warning.message)
+    assert "pass max_epochs=3 or more" in str(warning.message)
     assert again.already_finished and again.history == done.history
     assert snapshot(tmp_path) == before
     longer = make_trainer(make_model(), tmp_path, max_epochs=3).fit(make_data(), resume=tmp_path)
@@ -243,6 +243,46 @@ def test_cli_resuming_a_finished_run_says_how_to_extend_it(project, tmp_path, ca
             f"({os.path.join('out', 'config.yaml')}: max_steps)") in captured.err
     assert "resume with a larger --max-steps (or --max-steps none)" in captured.err
     assert snapshot(tmp_path / "out") == before
+
+
+def test_cli_finished_advice_counts_from_the_run_epoch(project, tmp_path, capsys):
+    assert main(["fit", "--config", project(max_epochs=4), "--run-dir", "out"]) == 0
+    capsys.readouterr()
+    assert main(["fit", "--resume", "out", "--max-epochs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("trainwell: out already finished (step 12, after epoch 4): max_epochs is 2 "
+                   "(--max-epochs); nothing was trained or written; to train on, resume with "
+                   "--max-epochs 5 or more\n")
+
+
+def test_cli_resuming_an_early_stopped_run_says_it_stopped_early(project, tmp_path, capsys):
+    # mode max on a falling val_loss: no epoch after the first improves, patience 1 ends it.
+    config = project(max_epochs=10, monitor="val_loss", mode="max", early_stopping_patience=1)
+    assert main(["fit", "--config", config, "--run-dir", "out"]) == 0
+    assert "trainwell: early stopping after epoch 2: val_loss did not improve for 1 epoch" in (
+        capsys.readouterr().err)
+    assert main(["fit", "--resume", "out"]) == 0
+    assert capsys.readouterr().err == (
+        "trainwell: out stopped early (step 6, after epoch 2): val_loss did not improve for 1 "
+        f"epoch and early_stopping_patience is 1 ({os.path.join('out', 'config.yaml')}: "
+        "early_stopping_patience); nothing was trained or written; to train on, resume with "
+        "--early-stopping-patience 2 or more (or --early-stopping-patience none)\n")
+
+
+def test_cli_resumes_a_run_of_2_fsdp_processes_in_one_with_the_exact_batch(project, tmp_path, capsys):
+    """A checkpoint of 2 x 8 (saved config: --strategy fsdp, --batch-size 8) resumed in 1 process."""
+    assert main(["fit", "--config", project(batch_size=16, max_epochs=1), "--run-dir", "out"]) == 0
+    saved = yaml.safe_load((tmp_path / "out" / "config.yaml").read_text())
+    saved.update(strategy="fsdp", batch_size=8)  # what 2 processes of 8 write (global batch 16)
+    (tmp_path / "out" / "config.yaml").write_text(yaml.safe_dump(saved))
+    capsys.readouterr()
+    assert main(["fit", "--resume", "out", "--max-epochs", "2"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("trainwell: the run was saved with --strategy fsdp; resuming it in 1 "
+                          "process (pass --nproc N to train in N again)\n")
+    assert ("the run will not continue exactly; its global batch is 16 (batch_size x processes): "
+            "pass --batch-size 16 to continue exactly in 1 process") in err
+    assert epochs_in(tmp_path / "out") == [1, 2]
 
 
 def test_cli_failed_start_leaves_no_run_directory(project, tmp_path, capsys):

@@ -113,6 +113,12 @@ def run(args: argparse.Namespace) -> int:
         from trainwell.fit import rundir
 
         rundir.claim(Path(config.run_dir), resume, args.overwrite, cli=True)
+    if (args.nproc is None and _world() == 1 and config.strategy in ("ddp", "fsdp")
+            and origins.saved_only("strategy")):
+        # Saved by N processes, resumed in one: the checkpoint holds whole tensors.
+        print(f"trainwell: the run was saved with --strategy {config.strategy}; resuming it in 1 "
+              "process (pass --nproc N to train in N again)", file=sys.stderr)
+        config = dataclasses.replace(config, strategy="auto")
     if args.nproc is not None:
         if args.nproc < 1:
             raise TrainwellError(f"--nproc {args.nproc}: must be at least 1 (processes on this machine)")
@@ -310,13 +316,22 @@ def _print_finished(result: Any, run_dir: Path, config: cfg.FitConfig, origins: 
     state = result.state
     if config.max_steps is not None and state.step >= config.max_steps:
         limit, value, more = "max_steps", config.max_steps, "a larger --max-steps (or --max-steps none)"
+    elif state.epoch >= config.max_epochs:  # the run's own epoch: it may be far past the flag
+        limit, value, more = "max_epochs", config.max_epochs, f"--max-epochs {state.epoch + 1} or more"
     else:
-        limit, value, more = "max_epochs", config.max_epochs, f"--max-epochs {config.max_epochs + 1} or more"
+        limit, value = "early_stopping_patience", config.early_stopping_patience
+        more = (f"--early-stopping-patience {state.bad_epochs + 1} or more (or "
+                "--early-stopping-patience none)")
     source = origins.key(limit)
     source = "the default" if source == limit else source
-    print(f"trainwell: {run_dir} already finished ({state.where()}): "
-          f"{limit} is {value} ({source}); nothing was trained or written; to train on, "
-          f"resume with {more}", file=sys.stderr)
+    if limit == "early_stopping_patience":
+        epochs = f"{state.bad_epochs} epoch" + ("" if state.bad_epochs == 1 else "s")
+        ended = (f"stopped early ({state.where()}): {config.monitor} did not improve for "
+                 f"{epochs} and")
+    else:
+        ended = f"already finished ({state.where()}):"
+    print(f"trainwell: {run_dir} {ended} {limit} is {value} ({source}); nothing was trained or "
+          f"written; to train on, resume with {more}", file=sys.stderr)
 
 
 def _silent(*args: Any, **kwargs: Any) -> None:

@@ -31,6 +31,12 @@ class Origins:
                 return cfg.at(where, key)
         return key
 
+    def saved_only(self, key: str) -> bool:
+        """Whether ``key`` comes from the resumed run's saved config (no file or flag of
+        this run sets it)."""
+        top = next((where for where, layer in reversed(self.layers) if key in layer), None)
+        return top is not None and len(self.layers) > 1 and top == self.layers[1][0]
+
     def argument(self, section: str, key: str) -> str:
         """An optimizer or scheduler argument: ``--lr 0``, ``--optimizer-arg k=v``, ``file: optimizer: k``."""
         for where, layer in reversed(self.layers):

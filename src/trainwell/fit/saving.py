@@ -82,6 +82,20 @@ def save(tr: Trainer, best: bool = False) -> None:
     tr._saved = True
 
 
+def _exact_batch(saved: dict[str, Any], world: int) -> str:
+    """The batch_size that continues a checkpoint exactly in ``world`` processes, when one does."""
+    batch = saved.get("batch_size")
+    if not isinstance(batch, int):
+        return ""
+    if batch % world:
+        return (f"; its global batch of {batch} does not split over {world} processes: resume "
+                f"in a number of processes that divides {batch}")
+    each = "" if world == 1 else " per process"
+    return (f"; its global batch is {batch} (batch_size x processes): pass batch_size="
+            f"{batch // world}{each} to continue exactly in {world} process"
+            + ("es" if world > 1 else ""))
+
+
 def on_every_rank(tr: Trainer, action: Callable[[], Any]) -> Any:
     """``action()``; under DDP/FSDP on every rank, all raising when one fails."""
     return action() if tr._dist is None else tr._dist.agree(action)
@@ -139,8 +153,10 @@ def restore(tr: Trainer, resume: str | Path) -> dict[str, Any]:
     changed = [f"{k} {saved[k]} -> {now[k]}" for k in now if k in saved and saved[k] != now[k]]
     if changed:
         warnings.warn(f"resuming {path} with a different data order ({', '.join(changed)}): "
-                      "the run will not continue exactly", preflight.PreflightWarning,
-                      stacklevel=3)
+                      "the run will not continue exactly"
+                      + (_exact_batch(saved, tr._world)
+                         if saved.get("batch_size") != now["batch_size"] else ""),
+                      preflight.PreflightWarning, stacklevel=3)
     tr._last_checkpoint = path
     best = path.parent / f"best{ckpt.SUFFIX}"
     tr._best_checkpoint = best if best.is_file() else None

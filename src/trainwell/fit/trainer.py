@@ -48,6 +48,7 @@ class FitResult:
     interrupted: bool = False  # stopped by SIGINT/SIGTERM (a resumable checkpoint was written)
     signal: str | None = None  # "SIGINT" or "SIGTERM" when interrupted
     already_finished: bool = False  # resumed a run that had reached its end: nothing trained
+    stopped_early: bool = False  # early stopping ended the run (the monitor stopped improving)
 
 
 class FinishedRunWarning(UserWarning):
@@ -286,6 +287,9 @@ class Trainer:
         rng = saving.restore(self, resume) if resume is not None else None
         if rng is not None and self._finished():
             return self._already_finished(resume)
+        if rng is not None and main:
+            print(f"trainwell: resumed from {self._last_checkpoint} ({self.state.where()})",
+                  file=sys.stderr)
         if rng is not None and self.scheduler is not None and planned is not None:
             preflight.check_resumed_schedule(self.scheduler, self.scheduler_interval, planned)
         callbacks = list(self.callbacks)
@@ -311,6 +315,8 @@ class Trainer:
             failed = False
             if self._interrupted and main:
                 self._report_interrupt()
+            elif self._stopped_early() and main:
+                self._report_early_stop()
         finally:
             result = self._result()
             try:
@@ -356,17 +362,34 @@ class Trainer:
         return claim() if self._dist is None else self._dist.from_rank0(claim)
 
     def _finished(self) -> bool:
+        return self._reached_limit() or self._patience_spent()
+
+    def _reached_limit(self) -> bool:
         state = self.state
         return state.epoch >= self.max_epochs or (
             self.max_steps is not None and state.step >= self.max_steps)
+
+    def _patience_spent(self) -> bool:
+        patience = self.early_stopping_patience
+        return patience is not None and self.state.bad_epochs >= patience
+
+    def _stopped_early(self) -> bool:
+        """Early stopping ended the run before its max_epochs/max_steps."""
+        return self._patience_spent() and not self._reached_limit()
 
     def _already_finished(self, resume: str | Path) -> FitResult:
         """A resumed run with nothing left to train: say so, write nothing."""
         state = self.state
         if self.max_steps is not None and state.step >= self.max_steps:
-            reached, extend = f"max_steps={self.max_steps}", "a larger max_steps (or None)"
+            reached = f"max_steps={self.max_steps}"
+            extend = f"max_steps={state.step + 1} or more (or None)"
+        elif state.epoch >= self.max_epochs:
+            reached, extend = f"max_epochs={self.max_epochs}", f"max_epochs={state.epoch + 1} or more"
         else:
-            reached, extend = f"max_epochs={self.max_epochs}", "a larger max_epochs"
+            reached = (f"stopped early: {self._monitor} did not improve for "
+                       f"{_epochs(state.bad_epochs)}; "
+                       f"early_stopping_patience={self.early_stopping_patience}")
+            extend = f"early_stopping_patience={state.bad_epochs + 1} or more (or None)"
         if self._dist is None or self._dist.is_main:
             warnings.warn(f"resume={str(resume)!r}: the run already finished ({state.where()}; "
                           f"{reached}); nothing was trained or written; "
@@ -374,6 +397,17 @@ class Trainer:
         result = self._result()
         result.already_finished = True
         return result
+
+    def _report_early_stop(self) -> None:
+        """Early stopping ended the run: why, when, and where the best weights are."""
+        state = self.state
+        best = [f"best {state.best:.4g} at epoch {state.best_epoch}"] if state.best is not None else []
+        if self._best_checkpoint is not None:
+            best.append(f"best checkpoint {self._best_checkpoint}")
+        print(f"trainwell: early stopping after epoch {state.epoch}: {self._monitor} did not "
+              f"improve for {_epochs(state.bad_epochs)} (early_stopping_patience="
+              f"{self.early_stopping_patience})" + (f"; {'; '.join(best)}" if best else ""),
+              file=sys.stderr)
 
     def request_stop(self) -> None:
         """Stop at the end of the current micro-batch, saving a resumable checkpoint.
@@ -533,7 +567,12 @@ class Trainer:
                          best_checkpoint=self._best_checkpoint,
                          last_checkpoint=self._last_checkpoint, state=self.state,
                          interrupted=bool(self._interrupted),
+                         stopped_early=self._stopped_early(),
                          signal=self._interrupted or None)
+
+
+def _epochs(n: int) -> str:
+    return f"{n} epoch" + ("" if n == 1 else "s")
 
 
 def _check_several(step: Any, accumulate: int, nonfinite: str, dist: Any) -> None:

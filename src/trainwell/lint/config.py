@@ -82,10 +82,7 @@ def load(start: Path) -> Config:
     path = find_pyproject(start)
     if path is None:
         return Config()
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        return Config(root=path.parent)
+    tomllib = _tomllib()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as error:
@@ -140,11 +137,18 @@ def _minimum(requirement: str) -> tuple[int, int] | None | bool:
     return None
 
 
-def _toml(path: Path) -> dict[str, Any] | None:
+def _tomllib() -> Any:
+    """The standard library's TOML reader; on Python 3.10 its backport, tomli (a dependency there)."""
     try:
         import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
 
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+
+def _toml(path: Path) -> dict[str, Any] | None:
+    try:
+        return _tomllib().loads(path.read_text(encoding="utf-8"))
     except Exception:  # noqa: BLE001 - another project's broken file only means "declares nothing"
         return None
 
