@@ -248,3 +248,45 @@ def test_a_validation_failure_after_an_epoch_keeps_that_epoch_and_resumes_bitwis
         assert {k: v for k, v in a.items() if k != "time_s"} == {k: v for k, v in b.items() if k != "time_s"}
     for (name, a), b in zip(again.model.state_dict().items(), fresh.model.state_dict().values()):
         assert torch.equal(a, b), name
+
+
+def test_metrics_on_a_batch_without_target_is_one_line():
+    x = torch.randn(8, 3)
+    model = nn.Linear(3, 2)
+    trainer = Trainer(model, sgd, step=lambda m, b: m(b[0]).pow(2).mean(), metrics=["accuracy"],
+                      max_epochs=1, batch_size=4, progress=False, device="cpu")
+    with pytest.raises(TrainwellError) as e:
+        trainer.fit((x,), val_data=(x,))
+    assert str(e.value) == (
+        "metrics compare the model's output with a target, but the batch has no target (the batch "
+        "is a 1-item tuple); make it (inputs, target), or return {'loss', 'outputs', 'target'} "
+        "from step=/eval_step=")
+
+
+def test_step_scalars_are_logged_and_a_resume_between_logs_keeps_them_exact(tmp_path):
+    from tiny import make_data, make_model
+
+    x, y = make_data()
+
+    def step(model, batch):
+        out = model(batch[0])
+        return {"loss": nn.functional.cross_entropy(out, batch[1]),
+                "acc": (out.argmax(-1) == batch[1]).float().mean(), "outputs": out}
+
+    def make(run_dir, **kw):
+        return Trainer(make_model(), lambda p: torch.optim.AdamW(p, lr=1e-2), step=step,
+                       max_epochs=2, batch_size=6, run_dir=run_dir, progress=False, device="cpu",
+                       checkpoint_every=3, log_every=4, **kw)
+
+    straight = make(tmp_path / "a").fit((x, y))
+    assert "train_acc" in straight.history[-1] and "train_outputs" not in straight.history[-1]
+    header = (tmp_path / "a" / "steps.csv").read_text().splitlines()[0].split(",")
+    assert "train_acc" in header
+    # step 15: mid-epoch 2, and 3 steps after the last log record: pending scalars are saved
+    resumed = make(tmp_path / "b").fit((x, y), resume=tmp_path / "a" / "checkpoints" / "step-00000015.ckpt")
+    assert [r["train_acc"] for r in resumed.history] == [r["train_acc"] for r in straight.history]
+    # The new run's steps.csv starts after step 15: its records for steps 16 and 20 match.
+    def acc(run):
+        return [r.split(",")[-1] for r in (tmp_path / run / "steps.csv").read_text().splitlines()[1:]]
+
+    assert len(acc("b")) == 2 and acc("b") == acc("a")[-2:]

@@ -86,6 +86,20 @@ def test_each_batch_is_what_default_collate_makes_of_the_same_indices(kind):
             [True] * (len(got) - 2)  # a resume cuts the same tail
 
 
+def test_tensors_on_another_device_are_cut_there_as_the_collate_stacks_them_there():
+    # meta stands in for a GPU: the same code path, no values. It does not refuse a CPU index
+    # as CUDA's index_select does, so this checks where batches land, not that refusal.
+    meta = torch.device("meta")
+    x, y = (t.to(meta) for t in tensors())
+    loader = DataLoader(TensorDataset(x, y), batch_size=8, shuffle=True)
+    src = LoaderSource(loader, meta, seed=0)
+    assert src._memory is not None
+    expected = [default_collate([loader.dataset[i] for i in b]) for b in src.batches(0)]
+    got = list(src.epoch(0))
+    assert [[(t.device, t.shape, t.dtype) for t in b] for b in got] == \
+        [[(t.device, t.shape, t.dtype) for t in b] for b in expected]
+
+
 def test_a_batch_is_a_copy_so_an_inplace_model_cannot_change_the_data():
     x, y = tensors()
     before = x.clone()

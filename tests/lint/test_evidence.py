@@ -55,3 +55,31 @@ def test_a_loss_reassigned_after_its_backward_is_not_the_backpropagated_value():
 
 def test_a_detached_backpropagated_loss_is_not_kept():
     assert _codes(IMPORTLIB.replace("total += loss", "total += loss.detach()")) == []
+
+
+GROUPS = '''
+import torch
+from torch import nn
+from models import build
+
+model = build()
+optimizer = torch.optim.Adam([{"params": model.encoder.parameters(), "lr": 1e-4}, {"params": model.head.parameters()}])
+data = [(torch.randn(4, 4), torch.randint(0, 2, (4,)))]
+history = []
+for epoch in range(3):
+    for x, y in data:
+        optimizer.zero_grad()
+        out = model(x)
+        nn.functional.cross_entropy(out, y).backward()
+        optimizer.step()
+        history.append(out)
+'''
+
+
+def test_a_model_trained_through_per_part_parameter_groups_is_the_trained_model():
+    assert _codes(GROUPS) == [("TW204", 16)]
+
+
+def test_parts_in_parameter_groups_prove_nothing_about_an_object_never_called():
+    assert _codes(GROUPS.replace("out = model(x)", "out = model.head(model.encoder(x))")) == [("TW204", 16)]
+    assert _codes(GROUPS.replace("out = model(x)", "out = run(x)")) == []

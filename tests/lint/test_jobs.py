@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from trainwell.errors import TrainwellError
 from trainwell.lint import runner, workers
 from trainwell.report import render
 
@@ -64,6 +65,16 @@ def test_the_files_really_go_to_other_processes_and_come_back_in_order():
     assert set(workers.map_in_order(_pid, (), [()] * 16, 2)) - {os.getpid()}
     assert workers.map_in_order(pow, (2,), [(i,) for i in range(40)], 2) == [2 ** i for i in range(40)]
     assert workers.map_in_order(_pid, (), [()] * 3, 2) == [os.getpid()] * 3  # too few to be worth a pool
+
+
+def _die() -> None:
+    os._exit(3)  # what the OOM killer or a crash in a C extension does to a worker
+
+
+def test_a_worker_that_dies_is_one_line_saying_how_to_find_the_file():
+    with pytest.raises(TrainwellError) as error:
+        workers.map_in_order(_die, (), [()] * 8, 2)
+    assert "rerun with --jobs 1 to see on which file" in str(error.value) and error.value.exit_code == 1
 
 
 def test_the_cache_answers_a_parallel_run(tree, tmp_path, monkeypatch):

@@ -294,8 +294,8 @@ class LoaderSource:
         """The loader's batches cut from its tensors: ``index_select`` copies the rows that
         ``default_collate`` would have stacked, into the list it would have returned."""
         tensors = self._memory[0]
-        for rows in self._index_batches(epoch, start):
-            yield [t.index_select(0, rows) for t in tensors]
+        for rows in self._index_batches(epoch, start):  # a tensor kept on a GPU takes its rows there
+            yield [t.index_select(0, rows if t.device.type == "cpu" else rows.to(t.device)) for t in tensors]
 
     def epoch(self, epoch: int, start: int = 0) -> Iterator[Any]:
         """Yield the batches of ``epoch`` from batch index ``start`` on, on the device."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from trainwell.lint.context import FileContext, key_of
-from trainwell.lint.events import Event, Site, grad_of
+from trainwell.lint.events import Event, Site, grad_of, unwrap_iter
 
 CUTS = {"detach", "item", "tolist", "numpy", "cpu_numpy"}
 _METADATA = {"shape", "dtype", "device", "grad", "requires_grad", "is_cuda", "ndim", "grad_fn", "names", "layout"}
@@ -277,20 +277,29 @@ class Graph:
                 return func.attr not in self._no_grad_methods
             if self.cut != cut_before:
                 return False  # a method of a detached tensor (`.detach().requires_grad_()`): known, and cut
-            if self._fresh_tensor(func.value):
-                return any(self.connected(a, depth + 1) for a in args)  # `losses.mean()` of `losses = torch.zeros(n)`
+            if self._plain_tensor(func.value):
+                return any(self.connected(a, depth + 1) for a in args)  # `losses.mean()`, `target.to(device)` of a batch
         self.unknown = True
         return False
 
-    def _fresh_tensor(self, node: ast.expr) -> bool:
-        """A name every reaching value of which is a new tensor from torch (``torch.zeros(n)``): not a module, not an
-        object of unknown kind, and without a graph of its own."""
+    def _plain_tensor(self, node: ast.expr) -> bool:
+        """A name every reaching value of which is a new tensor from torch (``torch.zeros(n)``) or an item of a batch
+        of a known DataLoader (``for data, target in train_loader``): not a module, not an object of unknown kind,
+        and without a graph of its own."""
         if not isinstance(node, ast.Name):
             return False
-        values = reaching(self.ctx, self.scope, node.id, self.line)
-        return bool(values) and all(
-            isinstance(v, ast.Call) and (q := self.ctx.call_name(v) or "").startswith("torch.") and q.rsplit(".", 1)[-1] in _NO_GRAD_FUNCTIONS
-            for v in values)
+        values = reaching(self.ctx, self.scope, node.id, min(node.lineno, self.line))  # what it held where it is read
+        return bool(values) and all(self._new_tensor(v) or self._batch(v) for v in values)
+
+    def _new_tensor(self, value: ast.AST) -> bool:
+        qual = self.ctx.call_name(value) or "" if isinstance(value, ast.Call) else ""
+        return qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _NO_GRAD_FUNCTIONS
+
+    def _batch(self, value: ast.AST) -> bool:
+        if not isinstance(value, (ast.For, ast.AsyncFor)):
+            return False
+        role = self.ctx.role(key_of(unwrap_iter(value.iter)))
+        return role is not None and role.kind == "loader"
 
     def _model_call(self, call: ast.Call) -> bool:
         """``model(x)`` or ``model.forward(x)`` of a key known to hold a model."""

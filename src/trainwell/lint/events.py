@@ -105,6 +105,12 @@ class Event:
     def line(self) -> int:
         return self.node.lineno  # type: ignore[attr-defined]
 
+    @property
+    def entry_line(self) -> int:
+        """The line of the entry point's statement that leads here: the outermost call that inlined the helper, else
+        the event's own line. Module-level code above it has run (a notebook's earlier cells); code below has not."""
+        return self.sites[0].call.lineno if self.sites else self.line
+
     def compatible(self, other: Event) -> bool:
         """False when the two sit in different branches of one ``if``."""
         mine = dict(self.conds)
@@ -243,6 +249,17 @@ def calls_in_order(node: ast.AST) -> list[ast.Call]:
                 stack.append(value)
     calls.sort(key=lambda c: (c.end_lineno or 0, c.end_col_offset or 0))
     return calls
+
+
+def unwrap_iter(node: ast.expr) -> ast.expr:
+    """``enumerate(tqdm(loader))`` -> ``loader``; the first iterable of ``zip``."""
+    while isinstance(node, ast.Call) and node.args:
+        name = key_of(node.func) or ""
+        if name.split(".")[-1] in ("enumerate", "tqdm", "zip", "iter", "trange", "track", "progress_bar"):
+            node = node.args[0]
+        else:
+            break
+    return node
 
 
 def is_periodic(test: ast.expr) -> bool:

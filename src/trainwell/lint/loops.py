@@ -19,7 +19,7 @@ from trainwell.lint import events as ev
 from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
 from trainwell.lint.context import FileContext, key_of, method_name
 from trainwell.lint.dataflow import sealed
-from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key
+from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
 from trainwell.lint.ownership import Ownership
 
@@ -155,7 +155,7 @@ class Analysis(Callees, Queries, Ownership):
         parent, recording = self.frame, self.recording
         iter_key = None
         if not isinstance(loop, ast.While):
-            iter_key = subst_key(self._unwrap_iter(loop.iter), env.subst)
+            iter_key = subst_key(unwrap_iter(loop.iter), env.subst)
         frame = Frame(loop, parent, "loop", iter_key)
         frame.entry_conds = self.conds
         if self.track_modes:  # first pass: what does one iteration leave behind?
@@ -173,16 +173,6 @@ class Analysis(Callees, Queries, Ownership):
         self._block(loop.body, env)
         self.modes = _join(entry, self.modes)
         self.frame = parent
-
-    def _unwrap_iter(self, node: ast.expr) -> ast.expr:
-        """``enumerate(tqdm(loader))`` -> ``loader``; the first iterable of ``zip``."""
-        while isinstance(node, ast.Call) and node.args:
-            name = key_of(node.func) or ""
-            if name.split(".")[-1] in ("enumerate", "tqdm", "zip", "iter", "trange", "track", "progress_bar"):
-                node = node.args[0]
-            else:
-                break
-        return node
 
     def _assignment(self, stmt: ast.stmt, env: Env) -> None:
         if isinstance(stmt, ast.Assign):

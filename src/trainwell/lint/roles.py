@@ -191,14 +191,24 @@ class RoleIndex:
                     roles[param] = role
 
     def _roles_from_usage(self, roles: dict[str, Role]) -> None:
+        """An object whose parameters an optimizer holds is a model, however it was built (a factory, a registry,
+        ``importlib``): ``Adam(model.parameters())``, ``Adam(params)`` after ``params = [p for p in
+        model.parameters() if p.requires_grad]``, and the whole of ``model`` when it is called and the optimizer holds
+        its parts' parameters (``[{"params": model.encoder.parameters()}, {"params": model.head.parameters()}]``)."""
+        called = {key_of(c.func) for c in self.calls}
         for node in self.calls:
             qual = self.call_name(node) or ""
             if qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in OPTIMIZERS:
-                for sub in ast.walk(node):
+                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                sources = [node, *(a.value for a in self.assigns if any(key_of(t) in names for t in a.targets))]
+                for sub in (s for source in sources for s in ast.walk(source)):
                     if method_name(sub) in ("parameters", "named_parameters"):
-                        model = key_of(sub.func.value)  # type: ignore[union-attr]
+                        model = key_of(strip_identity(sub.func.value))  # type: ignore[union-attr]
                         if model and model not in roles:
                             roles[model] = Role("model", None, "")
+                        whole = (model or "").rpartition(".")[0]
+                        if whole and whole != "self" and whole not in roles and whole in called:
+                            roles[whole] = Role("model", None, "")
             receiver = roles.get(key_of(node.func.value) or "") if isinstance(node.func, ast.Attribute) else None
             if method_name(node) in ("step", "unscale_") and receiver is not None and receiver.kind == "scaler" and node.args:
                 opt = key_of(node.args[0])

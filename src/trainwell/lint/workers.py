@@ -13,7 +13,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from trainwell.errors import TrainwellError
 
 # Fewer files than this per worker: the pool's start (a fork and an import per worker) costs
 # more than it saves, so they are checked in this process.
@@ -36,9 +40,14 @@ def map_in_order(fn: Callable[..., Any], fixed: tuple[Any, ...], items: Sequence
     if workers <= 1:
         return [fn(*fixed, *item) for item in items]
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    with multiprocessing.get_context(method).Pool(workers, initializer=_start, initargs=(fn, fixed)) as pool:
-        # small chunks: one large file must not leave the other workers idle at the end
-        return pool.map(_call, items, chunksize=max(1, min(8, len(items) // (workers * 16))))
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_start,
+                                 initargs=(fn, fixed)) as pool:
+            # small chunks: one large file must not leave the other workers idle at the end
+            return list(pool.map(_call, items, chunksize=max(1, min(8, len(items) // (workers * 16)))))
+    except BrokenProcessPool:  # a worker was killed (out of memory, a crash in a C extension)
+        raise TrainwellError("a checker process died while checking files; rerun with --jobs 1 to see on which "
+                             "file (and please report it)", exit_code=1) from None
 
 
 def _start(fn: Callable[..., Any], fixed: tuple[Any, ...]) -> None:

@@ -20,6 +20,8 @@ Events and their arguments:
 - ``host_read(tensor, method)``: ``.item()``, ``.tolist()``, ``.numpy()``, ``.cpu()`` or ``repr`` of a tensor
   (installed only when a probe asks: it is on every such call);
 - ``loss_call(kind, input, target)``: ``cross_entropy`` / ``nll_loss`` / ``binary_cross_entropy_with_logits``;
+- ``wrap(wrapper)``: a ``DistributedDataParallel`` was built; ``all_reduce(tensor)``: ``dist.all_reduce`` is
+  called; ``group_destroy(group)``: ``dist.destroy_process_group`` is about to run (its store still reachable);
 - ``failure(error)``: an exception leaves the watched block (a probe may return a replacement);
 - ``finish()``: the watched block ends.
 """
@@ -50,6 +52,9 @@ EVENTS = (
     "root_forward",
     "loss_call",
     "host_read",
+    "wrap",
+    "all_reduce",
+    "group_destroy",
     "failure",
     "finish",
 )

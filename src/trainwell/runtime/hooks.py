@@ -329,6 +329,38 @@ def _patch_host_reads(bus: Bus) -> list[Handle]:
     return handles
 
 
+def _patch_distributed(bus: Bus) -> list[Handle]:
+    """``DistributedDataParallel.__init__`` (wrap), ``all_reduce`` and ``destroy_process_group`` (before they run)."""
+    import torch.distributed as dist
+    from torch.distributed import distributed_c10d
+    from torch.nn.parallel import DistributedDataParallel
+
+    handles: list[Handle] = []
+    if not dist.is_available():
+        return handles
+    if bus.wants("wrap"):
+        init_original = DistributedDataParallel.__init__
+
+        @functools.wraps(init_original)
+        def __init__(wrapper: Any, *args: Any, **kwargs: Any) -> None:
+            init_original(wrapper, *args, **kwargs)
+            _emit(bus.wrap, wrapper)
+
+        handles.append(Patch(DistributedDataParallel, "__init__", __init__))
+    for event, name in (("all_reduce", "all_reduce"), ("group_destroy", "destroy_process_group")):
+        if not bus.wants(event):
+            continue
+        original = getattr(distributed_c10d, name)
+        callbacks = getattr(bus, event)
+
+        def before(*args: Any, __callbacks: Any = callbacks, **kwargs: Any) -> None:
+            _emit(__callbacks, args[0] if args else kwargs.get("tensor", kwargs.get("group")))
+
+        wrapper = _wrap(original, before)
+        handles += [Patch(module, name, wrapper) for module in (dist, distributed_c10d) if module.__dict__.get(name) is original]
+    return handles
+
+
 # event names -> the installer that produces them
 _INSTALLERS: list[tuple[tuple[str, ...], Callable[[Bus], Handle | list[Handle]]]] = [
     (("backward", "backward_done"), _patch_backward),
@@ -344,6 +376,7 @@ _INSTALLERS: list[tuple[tuple[str, ...], Callable[[Bus], Handle | list[Handle]]]
     (("root_forward",), _patch_module_call),
     (("loss_call",), _patch_losses),
     (("host_read",), _patch_host_reads),
+    (("wrap", "all_reduce", "group_destroy"), _patch_distributed),
 ]
 
 

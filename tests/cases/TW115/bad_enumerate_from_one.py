@@ -20,7 +20,7 @@ class Trainer:
                     loss = nn.functional.cross_entropy(self.model(x), y)
                 self.scaler.scale(loss / self.grad_accum).backward()
                 if i % self.grad_accum == 0:  # static: TW115
-                    self.scaler.step(self.optimizer)
+                    self.scaler.step(self.optimizer)  # runtime: TW115
                     self.scaler.update()
                     self.optimizer.zero_grad(set_to_none=True)
 

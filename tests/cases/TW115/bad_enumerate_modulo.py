@@ -15,5 +15,5 @@ for epoch in range(3):
         loss = criterion(model(x), y) / accum
         loss.backward()
         if (i + 1) % accum == 0:  # static: TW115
-            optimizer.step()
+            optimizer.step()  # runtime: TW115
             optimizer.zero_grad()

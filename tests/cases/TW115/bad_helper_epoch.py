@@ -14,7 +14,7 @@ def train_one_epoch(model, loader, optimizer, accumulation_steps):
         loss = nn.functional.mse_loss(outputs, labels) / accumulation_steps
         loss.backward()
         if (step + 1) % accumulation_steps == 0:  # static: TW115
-            optimizer.step()
+            optimizer.step()  # runtime: TW115
             optimizer.zero_grad()
 
 

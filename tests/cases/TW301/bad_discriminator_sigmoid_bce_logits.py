@@ -26,7 +26,7 @@ for epoch in range(2):
     for i in range(0, 32, 8):
         netD.zero_grad()
         output = netD(real[i:i + 8]).view(-1)
-        errD = criterion(output, torch.ones(8))  # static: TW301
+        errD = criterion(output, torch.ones(8))  # error: TW301
         errD.backward()
         optimizerD.step()
     print(epoch, errD.item())

@@ -7,7 +7,7 @@ torch.manual_seed(0)
 train_set = TensorDataset(torch.randn(96, 8), torch.randint(0, 3, (96,)))
 val_set = TensorDataset(torch.randn(50, 8), torch.randint(0, 3, (50,)))
 train_loader = DataLoader(train_set, batch_size=16, shuffle=True, drop_last=True)
-val_loader = DataLoader(val_set, batch_size=16, shuffle=False, drop_last=True)  # static: TW306
+val_loader = DataLoader(val_set, batch_size=16, shuffle=False, drop_last=True)  # error: TW306
 model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 

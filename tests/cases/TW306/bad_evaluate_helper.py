@@ -5,7 +5,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 
 def make_loader(dataset, batch_size, train):
-    return DataLoader(dataset, batch_size=batch_size, shuffle=train, drop_last=True)  # static: TW306
+    return DataLoader(dataset, batch_size=batch_size, shuffle=train, drop_last=True)  # error: TW306
 
 
 @torch.no_grad()

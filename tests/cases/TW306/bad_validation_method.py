@@ -9,7 +9,7 @@ class Trainer:
         self.model = model
         self.optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
         self.train_loader = DataLoader(train_set, batch_size=batch_size, shuffle=True)
-        self.val_loader = DataLoader(val_set, batch_size=batch_size, drop_last=True)  # static: TW306
+        self.val_loader = DataLoader(val_set, batch_size=batch_size, drop_last=True)  # error: TW306
 
     def validate(self):
         self.model.eval()

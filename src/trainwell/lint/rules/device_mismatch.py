@@ -63,12 +63,16 @@ def _places_nothing(ctx: FileContext, key: str | None) -> bool:
     return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
 
 
-def _same_object(ctx: FileContext, forward: ev.Event, scopes: set[int]) -> bool:
+def _same_object(ctx: FileContext, forward: ev.Event, scopes: dict[int, int]) -> bool:
     """Keys are file-wide, objects are not: the move must be in the forward's own function, or (for ``self.model``)
-    in a method of the same class; a module-level move reaches module-level code and the helpers it calls."""
+    in a method of the same class; a module-level move reaches the module-level code below it and the helpers that
+    code calls (a later notebook cell's `model.to(device)` never reaches an earlier cell's loop)."""
+    module = scopes.get(id(ctx.tree))
+    if module is not None and (forward.sites[0].caller is ctx.tree if forward.sites else forward.scope is ctx.tree):
+        return module < forward.entry_line
     if id(forward.scope) in scopes:
         return True
-    if id(ctx.tree) in scopes and forward.subst:
+    if module is not None and forward.subst:
         return True
     if (forward.key or "").startswith("self."):
         return any(forward.scope in ms.values() and any(id(m) in scopes for m in ms.values()) for ms in ctx.methods.values())
@@ -85,9 +89,9 @@ def _cpu(ctx: FileContext, target: ast.expr | None) -> bool:
     return isinstance(target, ast.Constant) and target.value == "cpu"
 
 
-def _moved_models(ctx: FileContext) -> dict[str, set[int]]:
-    """Keys of the models moved to a device, with the ids of the scopes that move them."""
-    keys: dict[str, set[int]] = {}
+def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
+    """Keys of the models moved to a device, with the ids of the scopes that move them (-> the first line that does)."""
+    keys: dict[str, dict[int, int]] = {}
     owner = {id(n): scope for scope, members in ((s, ctx.scope_members.get(id(s), [])) for s in
              [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())])
              for n in members}
@@ -102,7 +106,9 @@ def _moved_models(ctx: FileContext) -> dict[str, set[int]]:
         target = call.args[0] if call.args else kwarg(call, "device")
         if _cpu(ctx, target):
             continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
-        keys.setdefault(key, set()).add(id(owner.get(id(node), ctx.tree)))
+        where = keys.setdefault(key, {})
+        scope = id(owner.get(id(node), ctx.tree))
+        where[scope] = min(where.get(scope, node.lineno), node.lineno)
     return keys
 
 

@@ -33,6 +33,7 @@ from torch.utils.data import (
 
 from trainwell.runtime.location import Location, user_location
 from trainwell.runtime.probes import Probe
+from trainwell.runtime.probes._group import default_group
 
 _PREFIX = "trainwell/TW111"
 _FINAL_WAIT_S = 5
@@ -106,7 +107,7 @@ class DataNotSharded(Probe):
         if loader is None or id(loader) in self.judged or not self.ddp:
             return
         self.judged.add(id(loader))
-        store, rank, world = _group()
+        store, rank, world = default_group()
         if store is None or world < 2 or not whole_reader(loader):
             return
         try:
@@ -124,7 +125,7 @@ class DataNotSharded(Probe):
         self._compare(wait=True)
 
     def _compare(self, wait: bool = False) -> None:
-        store, _, _ = _group()
+        store, _, _ = default_group()
         if store is None:
             return
         for item in list(self.waiting):
@@ -150,17 +151,3 @@ class DataNotSharded(Probe):
                          "its own shard of the data",
                     step=step,
                 )
-
-
-def _group() -> tuple[Any, int, int]:
-    """(the default group's store, this rank, the world size); (None, 0, 1) outside a process group."""
-    import torch.distributed as dist
-
-    if not (dist.is_available() and dist.is_initialized()):
-        return None, 0, 1
-    try:
-        from torch.distributed.distributed_c10d import _get_default_store
-
-        return _get_default_store(), dist.get_rank(), dist.get_world_size()
-    except Exception:  # noqa: BLE001 - a group without a store we can reach
-        return None, dist.get_rank(), dist.get_world_size()

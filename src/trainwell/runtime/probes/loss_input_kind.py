@@ -1,8 +1,9 @@
 """TW301 double-softmax and TW303 nll-without-log-probs: what the loss really receives.
 
 On sampled steps: an input whose graph node is a softmax (cross_entropy) or
-a sigmoid (binary_cross_entropy_with_logits) is reported at once, without
-reading a value. Otherwise the input of ``cross_entropy`` is tested for
+a sigmoid (binary_cross_entropy_with_logits), also seen through reshapes,
+indexing and copies (``torch.sigmoid(...).squeeze(1)`` in a ``forward``), is
+reported at once, without reading a value. Otherwise the input of ``cross_entropy`` is tested for
 being probabilities (rows non-negative summing to one) and the input of
 ``nll_loss`` for being log-probabilities (each row's logsumexp is zero).
 Values inside [0, 1] alone prove nothing for BCE (small logits look the
@@ -24,6 +25,31 @@ from trainwell.runtime.probes import Probe
 _CALLS_PER_STEP = 4
 _TOLERANCE = 1e-3
 _MIN_ELEMENTS = 8
+
+
+# autograd nodes that only move, reshape or copy values: a sigmoid (softmax) output seen through them is one still
+_SHAPE_ONLY = frozenset({
+    "ViewBackward", "UnsafeViewBackward", "ReshapeAliasBackward", "SqueezeBackward", "UnsqueezeBackward",
+    "ExpandBackward", "SelectBackward", "SliceBackward", "TBackward", "TransposeBackward", "PermuteBackward",
+    "CloneBackward", "ToCopyBackward", "AsStridedBackward", "IndexBackward", "AliasBackward",
+})
+_MAX_HOPS = 8
+
+
+def producer(tensor: torch.Tensor) -> str:
+    """The name of the autograd node that computed ``tensor``'s values, seen through reshapes and copies."""
+    node = tensor.grad_fn
+    for _ in range(_MAX_HOPS):
+        if node is None:
+            return ""
+        name = type(node).__name__
+        if name.rstrip("0123456789") not in _SHAPE_ONLY:
+            return name
+        inputs = [n for n, _ in node.next_functions if n is not None]
+        if len(inputs) != 1:
+            return name
+        node = inputs[0]
+    return ""
 
 
 def _class_dim(x: torch.Tensor) -> int:
@@ -63,7 +89,7 @@ class LossInputKind(Probe):
         if not isinstance(input, torch.Tensor) or not input.is_floating_point():
             return
         self.calls_this_step += 1
-        node = type(input.grad_fn).__name__ if input.grad_fn is not None else ""
+        node = producer(input)
         squashed = {"cross_entropy": "SoftmaxBackward0", "binary_cross_entropy_with_logits": "SigmoidBackward0"}.get(kind)
         if node == squashed:
             self.messages[("TW301", where := user_location())] = kind
