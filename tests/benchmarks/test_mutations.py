@@ -193,7 +193,6 @@ for step in range(100):
 '''
 # checker gaps these operators expose (benchmarks/mutations.py lists them with the real files): expected to fail until fixed
 KNOWN_GAPS = {
-    "detach-model-output": "TW108: a loss built from `outputs.detach()` is not seen as detached",
     "drop-distributed-sampler": "TW111: a DDP loader without its DistributedSampler is not reported",
     "labels-left-on-cpu": "TW403: labels left on the CPU are not checked (inputs only)",
     "delete-optimizer-restore": "TW112: a module-level resume that restores the model only is not reported",
@@ -214,7 +213,7 @@ def _mutants(operator: str) -> list[tuple[str, object]]:
     return [(name, m) for name, text in FIXTURES.items() for m in make(Script(text)) if m is not None]
 
 
-@pytest.mark.parametrize("operator", [pytest.param(o, marks=pytest.mark.xfail(reason=KNOWN_GAPS[o], strict=False))
+@pytest.mark.parametrize("operator", [pytest.param(o, marks=pytest.mark.xfail(reason=KNOWN_GAPS[o], strict=True))
                                       if o in KNOWN_GAPS else o for o in sorted(OPERATORS)])
 def test_operator_makes_its_mistake_and_check_reports_it(operator: str, project: Path) -> None:
     code, _ = OPERATORS[operator]

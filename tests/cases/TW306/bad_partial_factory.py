@@ -24,7 +24,7 @@ def main():
     model = nn.Sequential(nn.Linear(3, 8), nn.Dropout(0.1), nn.Linear(8, 1))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     train_loader = make_loader(TensorDataset(torch.randn(64, 3), torch.randn(64, 1)), shuffle=True)
-    test_loader = make_loader(TensorDataset(torch.randn(41, 3), torch.randn(41, 1)))  # static: TW306
+    test_loader = make_loader(TensorDataset(torch.randn(41, 3), torch.randn(41, 1)))  # error: TW306
     for epoch in range(2):
         for x, y in train_loader:
             optimizer.zero_grad()

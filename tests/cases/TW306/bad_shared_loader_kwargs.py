@@ -7,7 +7,7 @@ from torch.utils.data import DataLoader, TensorDataset
 torch.manual_seed(0)
 loader_kwargs = dict(batch_size=32, num_workers=0, drop_last=True)
 train_loader = DataLoader(TensorDataset(torch.randn(128, 10), torch.randint(0, 2, (128,))), shuffle=True, **loader_kwargs)
-val_loader = DataLoader(TensorDataset(torch.randn(70, 10), torch.randint(0, 2, (70,))), **loader_kwargs)  # static: TW306
+val_loader = DataLoader(TensorDataset(torch.randn(70, 10), torch.randint(0, 2, (70,))), **loader_kwargs)  # error: TW306
 model = nn.Sequential(nn.Linear(10, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 2))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
