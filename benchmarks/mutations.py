@@ -22,6 +22,7 @@ import argparse
 import ast
 import csv
 import difflib
+import functools
 import subprocess
 import sys
 import time
@@ -187,11 +188,17 @@ def _classes_of(text: str) -> dict[str, str]:
 
 
 def check(path: Path, source: str, root: Path, codes: set[str], target: tuple[int, int]) -> list[Finding]:
-    """What `trainwell check` reports for ``source`` as the file ``path`` of the project at ``root``."""
-    project = ProjectIndex([path], [root], target)
+    """What `trainwell check ROOT` reports for ``source`` as the file ``path`` of the project at ``root`` (every Python
+    file of the checkout is part of the checked tree, so imports between them resolve as they do for a user)."""
+    project = ProjectIndex(_tree_files(root), [root], target)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return runner.check_source(source, str(path), codes, target, project=project)[0]
+
+
+@functools.cache
+def _tree_files(root: Path) -> tuple[Path, ...]:
+    return tuple(sorted(root.rglob("*.py")))
 
 
 def run_repo(repo: str, root: Path, codes: set[str], per_operator: int, limit: int) -> tuple[list[Result], list[tuple[str, Finding]]]:

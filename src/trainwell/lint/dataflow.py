@@ -21,6 +21,21 @@ _NO_GRAD_FUNCTIONS = _NO_GRAD_METHODS | {"no_grad", "randn", "rand", "zeros", "o
 _GRAPH_BUILTINS = {"sum", "max", "min", "abs", "pow"}
 _BUILTINS = set(dir(__import__("builtins")))
 _REWRAP = {"tensor", "as_tensor", "from_numpy", "scalar_tensor"}
+# libraries whose values never carry an autograd graph, and torch's namespaces that build modules, not data
+_DATA_MODULES = ("numpy", "math", "random", "pandas", "torch.utils.data", "torchvision.datasets", "torchvision.transforms",
+                 "torchtext", "datasets")
+_MODULE_MAKERS = ("torch.nn.parallel", "torch.nn.modules", "torch.nn.Module", "torch.optim", "torch.hub", "torch.jit", "torch.compile", "torch.load",
+                  "torchvision.models", "torch.autograd.grad", "torch.func")
+_DATA_BUILTINS = {"next", "iter", "len", "int", "float", "bool", "str", "range", "list", "tuple", "zip", "enumerate",
+                  "sorted", "reversed", "min", "max", "abs", "round", "dict", "set"}
+
+
+def _module_maker(qual: str) -> bool:
+    """A torch name that gives a module, an optimizer or a loaded object, not data: ``torch.nn.Linear``, ``torch.load``
+    (``torch.nn.functional.one_hot`` and ``torch.nn.utils.rnn.pack_padded_sequence`` compute data)."""
+    if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() and "." not in qual[len("torch.nn."):]:
+        return True
+    return qual.startswith(_MODULE_MAKERS)
 
 
 def scope_nodes(ctx: FileContext, scope: ast.AST) -> list[ast.AST]:
@@ -161,7 +176,7 @@ class Graph:
     """
 
     def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, bool] | None = None,
-                 derived: bool = False) -> None:
+                 derived: bool = False, data_params: frozenset[str] = frozenset()) -> None:
         self.ctx, self.scope, self.line = ctx, scope, line
         # derived=True asks a weaker question: is the value computed from a model's outputs at all (a device
         # tensor, graph or not: `logits.argmax(1)`)? Host-sync checks need that, not the graph.
@@ -171,6 +186,7 @@ class Graph:
         self.cut = False
         self.unknown = False  # a callable the analysis cannot see was on the way: "not connected" proves nothing
         self.bound = bound or {}  # a helper's parameters -> whether the caller's argument was connected
+        self.data_params = data_params  # a helper's parameters whose arguments were proven data (see _data)
         self._seen: set[tuple[str, int]] = set()
 
     def connected(self, node: ast.AST | None, depth: int = 0) -> bool:
@@ -222,13 +238,15 @@ class Graph:
         returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)] if helper is not None else []
         items = [r.elts[node.index] for r in returns if isinstance(r, ast.Tuple) and len(r.elts) > node.index]
         if not returns or len(items) != len(returns):
+            if helper is None and self._data(call):
+                return False  # `inputs, labels = data` of a batch; `x, y = next(iter(loader))`
             self.unknown = True
             return False
         params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[union-attr]
         if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
             params = params[1:]
         bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived)
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call))
         inner._seen = self._seen
         found = any(inner.connected(item, depth + 1) for item in items)
         self.cut |= inner.cut
@@ -277,29 +295,126 @@ class Graph:
                 return func.attr not in self._no_grad_methods
             if self.cut != cut_before:
                 return False  # a method of a detached tensor (`.detach().requires_grad_()`): known, and cut
-            if self._plain_tensor(func.value):
+            if self._data(func.value):
                 return any(self.connected(a, depth + 1) for a in args)  # `losses.mean()`, `target.to(device)` of a batch
+        if self._data(call):
+            return False  # `np.cos(t)`, `Tensor(n, 1)` of `Tensor = torch.cuda.FloatTensor`: data, no graph
         self.unknown = True
         return False
 
-    def _plain_tensor(self, node: ast.expr) -> bool:
-        """A name every reaching value of which is a new tensor from torch (``torch.zeros(n)``) or an item of a batch
-        of a known DataLoader (``for data, target in train_loader``): not a module, not an object of unknown kind,
-        and without a graph of its own."""
-        if not isinstance(node, ast.Name):
+    def _data_params(self, params: list[str], call: ast.Call) -> frozenset[str]:
+        """The parameters of a helper that ``call`` passes data (see :meth:`_data`)."""
+        names = {p for p, a in zip(params, call.args) if not isinstance(a, ast.Starred) and self._data(a)}
+        return frozenset(names | {k.arg for k in call.keywords if k.arg and self._data(k.value)})
+
+    def _data(self, node: ast.AST | None, depth: int = 0) -> bool:
+        """Whether ``node`` is proven to be data: a value with no autograd graph and no module behind it, built only
+        from constants, numpy, torch's tensor constructors, a batch of a DataLoader (``for x, y in loader``,
+        ``next(iter(loader))``) and tensor operations on those (``y.to(device)``, ``x.view(x.size(0), -1)``). A name
+        of unknown origin, an attribute of ``self`` or the call of an unknown callable is not data: it may hold a
+        model, or a tensor with a graph."""
+        if node is None or depth > 16:
             return False
+        more = depth + 1
+        if isinstance(node, (ast.Constant, ast.Compare, ast.JoinedStr)):
+            return True  # comparisons give tensors without a graph
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return all(self._data(e, more) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(self._data(v, more) for v in node.values)
+        if isinstance(node, ast.BinOp):
+            return self._data(node.left, more) and self._data(node.right, more)
+        if isinstance(node, ast.UnaryOp):
+            return self._data(node.operand, more)
+        if isinstance(node, ast.BoolOp):
+            return all(self._data(v, more) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            return self._data(node.body, more) and self._data(node.orelse, more)
+        if isinstance(node, ast.Subscript):
+            return self._data(node.value, more)
+        if isinstance(node, Element):
+            return self._data_returns(node.value, more, node.index) if isinstance(node.value, ast.Call) else self._data(node.value, more)
+        qual = self.ctx.qualname(node) or ""
+        if isinstance(node, (ast.Name, ast.Attribute)) and qual.startswith(_DATA_MODULES + ("torch",)) and not _module_maker(qual):
+            return True  # `torch.float32`, `torch.cuda.FloatTensor`, `np.pi`: not a module, not a graph
+        if isinstance(node, ast.Attribute):
+            return self._data(node.value, more)
+        if isinstance(node, ast.Name):
+            return self._data_name(node, more)
+        if isinstance(node, ast.Call):
+            return self._data_call(node, more)
+        return False
+
+    def _data_name(self, node: ast.Name, depth: int) -> bool:
+        if self.ctx.is_model(node.id):
+            return False
+        role = self.ctx.role(node.id)
+        if role is not None:
+            return role.kind == "loader"  # a DataLoader yields data; an optimizer, a loss, a scaler are not data
         values = reaching(self.ctx, self.scope, node.id, min(node.lineno, self.line))  # what it held where it is read
-        return bool(values) and all(self._new_tensor(v) or self._batch(v) for v in values)
+        if not values:
+            if node.id in self.data_params:
+                return True
+            module = self.ctx.home(self.scope).tree
+            if self.scope is module:
+                return False
+            values = reaching(self.ctx, module, node.id, 10**9)  # a global of the helper's file
+            if not values:
+                return False
+        return all(self._data_value(v, depth) for v in values)
 
-    def _new_tensor(self, value: ast.AST) -> bool:
-        qual = self.ctx.call_name(value) or "" if isinstance(value, ast.Call) else ""
-        return qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _NO_GRAD_FUNCTIONS
+    def _data_value(self, value: ast.AST, depth: int) -> bool:
+        if isinstance(value, (ast.For, ast.AsyncFor)):
+            iterable = unwrap_iter(value.iter)
+            role = self.ctx.role(key_of(iterable))
+            return role is not None and role.kind == "loader" or self._data(iterable, depth)
+        if isinstance(value, ast.AugAssign):
+            return self._data(value.value, depth)
+        return self._data(value, depth)
 
-    def _batch(self, value: ast.AST) -> bool:
-        if not isinstance(value, (ast.For, ast.AsyncFor)):
+    def _data_returns(self, call: ast.Call, depth: int, index: int | None = None) -> bool:
+        """A call whose value (or ``index``-th item) is data: a helper of the project all of whose returns are."""
+        helper = self._helper(call.func)
+        if helper is None:
+            return self._data_call(call, depth)  # `x, y = next(iter(loader))`
+        params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
+        if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)]
+        if index is not None:
+            returns = [r.elts[index] if isinstance(r, ast.Tuple) and len(r.elts) > index else None for r in returns]
+        inner = Graph(self.ctx, helper, 10**9, {}, self.derived, self._data_params(params, call))
+        return bool(returns) and all(inner._data(r, depth) for r in returns)
+
+    def _data_call(self, call: ast.Call, depth: int) -> bool:
+        func = call.func
+        args = [*call.args, *(k.value for k in call.keywords)]
+        qual = self.ctx.call_name(call) or ""
+        last = qual.rsplit(".", 1)[-1]
+        if qual.startswith(_DATA_MODULES) or qual.startswith("torch") and (last in _NO_GRAD_FUNCTIONS | _REWRAP or last.endswith("Tensor")):
+            return True  # numpy, a dataset, a transform; `torch.zeros(n)`, `torch.tensor(x)`, `torch.LongTensor(ids)`: new tensors
+        if isinstance(func, ast.Name) and not self.ctx.role(func.id) and func.id not in _BUILTINS:
+            # a name bound to a torch tensor type: `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`
+            types = reaching(self.ctx, self.scope, func.id, min(func.lineno, self.line)) \
+                or reaching(self.ctx, self.ctx.home(self.scope).tree, func.id, 10**9)
+            if types and all(self._tensor_type(t) for t in types):
+                return True
+        if any(isinstance(a, ast.Starred) for a in call.args):
             return False
-        role = self.ctx.role(key_of(unwrap_iter(value.iter)))
-        return role is not None and role.kind == "loader"
+        if self._helper(func) is not None:
+            return self._data_returns(call, depth)
+        if qual.startswith("torch") and not _module_maker(qual):
+            return all(self._data(a, depth) for a in args)  # `torch.cat((x0, x1))`, `Variable(img)`
+        if isinstance(func, ast.Name) and func.id in _BUILTINS:
+            return func.id in _DATA_BUILTINS and all(self._data(a, depth) for a in args)
+        if isinstance(func, ast.Attribute):
+            return self._data(func.value, depth) and all(self._data(a, depth) for a in args)  # `y.to(device)`
+        return False
+
+    def _tensor_type(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.IfExp):
+            return self._tensor_type(node.body) and self._tensor_type(node.orelse)
+        return (self.ctx.qualname(node) or "").rsplit(".", 1)[-1].endswith("Tensor")
 
     def _model_call(self, call: ast.Call) -> bool:
         """``model(x)`` or ``model.forward(x)`` of a key known to hold a model."""
@@ -315,7 +430,7 @@ class Graph:
             params = params[1:]
         bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
         bound.update({k.arg: self.connected(k.value, depth + 1) for k in call.keywords if k.arg})
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived)
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call))
         inner._seen = self._seen
         found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
         self.cut |= inner.cut
