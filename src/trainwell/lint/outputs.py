@@ -31,6 +31,8 @@ def kind(ctx: FileContext, expr: ast.AST | None, scope: ast.AST, line: int, dept
             kinds = {kind(ctx, v.value, scope, v.lineno, depth + 1) for v in branches}
             return kinds.pop() if len(kinds) == 1 else UNKNOWN
         return kind(ctx, values[0], scope, getattr(values[0], "lineno", line), depth + 1)
+    if isinstance(expr, ast.Subscript):
+        return kind(ctx, expr.value, scope, line, depth + 1)  # rows of probabilities are probabilities (`output[mask]`)
     if not isinstance(expr, ast.Call):
         return UNKNOWN
     qual = ctx.call_name(expr) or ""
