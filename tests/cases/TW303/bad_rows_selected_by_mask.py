@@ -18,7 +18,7 @@ def train_iter(model, optimizer, criterion, inputs, target, mask):
     model.train()
     optimizer.zero_grad()
     output = model(*inputs)
-    loss = criterion(output[mask], target[mask])  # static: TW303
+    loss = criterion(output[mask], target[mask])  # error: TW303
     loss.backward()
     optimizer.step()
     return loss.item()
