@@ -7,7 +7,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg
-from trainwell.lint.dataflow import reaching
+from trainwell.lint.dataflow import Element, reaching
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
@@ -79,6 +79,13 @@ def _scaled(ctx: FileContext, expr: ast.AST, scope: ast.AST | None, line: int, d
             returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
             return not returns or any(_scaled(ctx, r, fn, 10**9, depth + 1) for r in returns)
         return False
+    if isinstance(expr, Element):
+        # `logits, loss = model(X, Y)`: a model's own loss is a mean over its batch, not scaled for accumulation
+        return not (isinstance(expr.value, ast.Call) and ctx.is_model(key_of(expr.value.func)))
+    if isinstance(expr, ast.Attribute) and expr.attr == "loss" and isinstance(expr.value, ast.Name):
+        # `outputs = model(**batch); outputs.loss`: the loss a model computes, a mean over its batch
+        made = reaching(ctx, scope, expr.value.id, line)
+        return not (len(made) == 1 and isinstance(made[0], ast.Call) and ctx.is_model(key_of(made[0].func)))
     if isinstance(expr, ast.Name):
         values = reaching(ctx, scope, expr.id, line)
         if not values:
