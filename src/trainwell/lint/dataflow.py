@@ -367,10 +367,29 @@ class Graph:
         if isinstance(value, (ast.For, ast.AsyncFor)):
             iterable = unwrap_iter(value.iter)
             role = self.ctx.role(key_of(iterable))
-            return role is not None and role.kind == "loader" or self._data(iterable, depth)
+            return role is not None and role.kind == "loader" or self._data(iterable, depth) or self._feeds_model(value)
         if isinstance(value, ast.AugAssign):
             return self._data(value.value, depth)
         return self._data(value, depth)
+
+    def _feeds_model(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Whether the loop hands what it iterates to a known model (``for x, y in loader: out = model(x.cuda())``):
+        what a model consumes each iteration is a batch, so the iterable is the data and each of its items is data,
+        whatever built it. An iterable that is itself a model, or of modules, feeds no model this way."""
+        if self._model_call_in(loop.iter):
+            return False
+        derived = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        body = [n for stmt in loop.body for n in ast.walk(stmt)]
+        for node in body:  # `x, y = x.to(device), y.to(device)`, `images = batch["image"]`: still the batch
+            if isinstance(node, ast.Assign) and not self._model_call_in(node.value) \
+                    and any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.value)):
+                derived |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return any(isinstance(node, ast.Call) and self._model_call(node)
+                   and any(isinstance(n, ast.Name) and n.id in derived for a in node.args for n in ast.walk(a)) for node in body)
+
+    def _model_call_in(self, node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and self._model_call(n) or isinstance(n, ast.Name) and self.ctx.is_model(n.id)
+                   for n in ast.walk(node))
 
     def _data_returns(self, call: ast.Call, depth: int, index: int | None = None) -> bool:
         """A call whose value (or ``index``-th item) is data: a helper of the project all of whose returns are."""
