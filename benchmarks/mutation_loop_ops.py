@@ -186,11 +186,25 @@ def detach_model_output(script: Script) -> Iterator[Mutant | None]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call) and node.value.args and is_loss_call(script, node.value):
             name = node.targets[0].id
-            function = script.function_of(node)
-            backs = [c for c in ast.walk(function) if isinstance(c, ast.Call) and callee(c) == "backward" and receiver(c) == name]
+            loop = training_loop(script, node)
             first = node.value.args[0]
-            if backs and not isinstance(first, ast.Constant) and training_loop(script, node) is not None and not script.in_no_grad(node):
-                yield script.mutant("TW108", "detach-model-output", node, script.replace(first, f"{ast.unparse(first)}.detach()"))
+            if loop is not None and not isinstance(first, ast.Constant) and not script.in_no_grad(node) and _backpropagated(loop, node, name):
+                text = ast.unparse(first)
+                detached = f"{text}.detach()" if isinstance(first, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"({text}).detach()"
+                yield script.mutant("TW108", "detach-model-output", node, script.replace(first, detached))
+
+
+def _backpropagated(loop: ast.AST, assign: ast.Assign, name: str) -> bool:
+    """Whether this very assignment of ``name`` reaches a ``name.backward()`` in the same loop: the next statement that
+    mentions the name as a backward comes before any other assignment to it (an evaluation loop's loss of the same
+    name, never backpropagated, is no premise)."""
+    later = sorted((n for n in ast.walk(loop) if getattr(n, "lineno", 0) > assign.end_lineno), key=lambda n: (n.lineno, n.col_offset))
+    for node in later:
+        if isinstance(node, ast.Call) and callee(node) == "backward" and receiver(node) == name:
+            return True
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return False
+    return False
 
 
 # -- resume and many processes -----------------------------------------------------
