@@ -133,6 +133,8 @@ class Callees:
             if func.id in self.ctx.functions:
                 return self.ctx.functions[func.id], None
             return None if local else self._project_function(self.ctx, func)
+        if isinstance(func, ast.Subscript):
+            return self._registered(func, env)
         if not isinstance(func, ast.Attribute):
             return None
         value = func.value
@@ -149,6 +151,37 @@ class Callees:
             return None
         method = self._method(cls, func.attr, frozenset())
         return (method, cls) if method is not None else None
+
+    def _registered(self, func: ast.Subscript, env: Env) -> tuple[Function, str | None] | None:
+        """The function a callback table holds: ``self.callbacks["on_batch_end"](self)`` in a class whose method
+        ``set_callback(self, event, fn)`` stores ``self.callbacks[event] = fn``, given the one function of this file
+        registered under that name (``trainer.set_callback("on_batch_end", validate)``)."""
+        table = key_of(func.value) or ""
+        if env.cls is None or not table.startswith("self.") or env.cls not in self.ctx.methods:
+            return None
+        wanted = func.slice.value if isinstance(func.slice, ast.Constant) else None
+        cache = self.__dict__.setdefault("_callback_tables", {})
+        if (env.cls, table) not in cache:
+            cache[(env.cls, table)] = self._registrations(env.cls, table)
+        found = [fn for event, fn in cache[(env.cls, table)] if wanted is None or event is None or event == wanted]
+        return (found[0], None) if len(set(map(id, found))) == 1 else None
+
+    def _registrations(self, cls: str, table: str) -> list[tuple[object, Function]]:
+        """(the constant name or None, the function) for every registration into the callback table ``table``."""
+        found: list[tuple[object, Function]] = []
+        for name, method in self.ctx.methods[cls].items():
+            params = [a.arg for a in method.args.args[1:]]
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Subscript) \
+                        and key_of(target.value) == table and isinstance(target.slice, ast.Name) and isinstance(node.value, ast.Name) \
+                        and target.slice.id in params and node.value.id in params:
+                    event_at, fn_at = params.index(target.slice.id), params.index(node.value.id)
+                    for call in self.ctx.calls:
+                        if method_name(call) == name and len(call.args) > max(event_at, fn_at) and isinstance(fn := call.args[fn_at], ast.Name) \
+                                and fn.id in self.ctx.functions:
+                            event = call.args[event_at]
+                            found.append((event.value if isinstance(event, ast.Constant) else None, self.ctx.functions[fn.id]))
+        return found
 
     def _project_function(self, home: FileContext, func: ast.expr) -> tuple[Function, None] | None:
         found = self.ctx.project.function(home, func) if self.ctx.project is not None else None

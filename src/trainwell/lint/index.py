@@ -187,16 +187,26 @@ class ProjectIndex:
             return None
         found = self.class_def(importer, func)
         if found is None and "." not in name and name not in importer.imports and name not in importer.relative_imports:
-            for node in importer.tree.body:  # star imports of the tree's modules
-                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
-                    path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
-                    target = self.context(path) if path is not None else None
-                    if target is not None and target is not importer and name in target.classes:
-                        found = target, target.classes[name]
-                        break
+            found = self._star_class(importer, name, {id(importer)})
         if found is None or not found[0].is_module_class(found[1].name):
             return None
         return found[0], found[1].name
+
+    def _star_class(self, importer: FileContext, name: str, seen: set[int]) -> tuple[FileContext, ast.ClassDef] | None:
+        """The class ``name`` that ``importer``'s star imports of the tree's modules bring in, following a package's
+        ``__init__.py`` that star-imports its submodules in turn (``from .resnet import *``)."""
+        for node in importer.tree.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
+                path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
+                target = self.context(path) if path is not None else None
+                if target is None or id(target) in seen:
+                    continue
+                seen.add(id(target))
+                if name in target.classes:
+                    return target, target.classes[name]
+                if len(seen) < 64 and (deeper := self._star_class(target, name, seen)) is not None:
+                    return deeper
+        return None
 
     def _definition(self, importer: FileContext, func: ast.expr, spelling: str) -> tuple[FileContext, str] | None:
         """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to."""

@@ -67,3 +67,18 @@ def validation_forward(event: Event) -> bool:
 
 def training_forward(event: Event) -> bool:
     return event.kind == ev.FORWARD and not validation_forward(event)
+
+
+def autograd_on(event: Event) -> bool:
+    """Whether autograd is on at ``event``: on by default (``grad`` True), or in an entry point whose callers the
+    analysis cannot see (``grad`` None) that calls ``backward()`` at that same level on every path to ``event``:
+    no caller can have turned autograd off there, or that backward() would raise."""
+    if event.grad is True:
+        return True
+    if event.grad is not None:
+        return False
+    entry = event.frame
+    while entry is not None and entry.parent is not None:
+        entry = entry.parent
+    conds = set(event.conds)
+    return entry is not None and any(b.kind == ev.BACKWARD and b.grad is None and set(b.conds) <= conds for b in entry.events)

@@ -15,7 +15,7 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.dataflow import reaching, scope_nodes
-from trainwell.lint.iteration import training_forward, validation_forward
+from trainwell.lint.iteration import autograd_on, training_forward, validation_forward
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
@@ -38,7 +38,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     if not any(e.kind == ev.STEP for e in analysis.events):
         return  # a program that never steps an optimizer is not a training run (demo code, tests, tutorials' one-offs)
     seen: set[int] = set()
-    for forward in (e for e in analysis.events if e.kind == ev.FORWARD and e.grad is True):
+    for forward in (e for e in analysis.events if e.kind == ev.FORWARD and autograd_on(e)):
         if id(forward.node) in seen:
             continue
         if validation_forward(forward):
@@ -150,6 +150,9 @@ def _parents(ctx: FileContext, scope: ast.AST) -> dict[int, ast.AST]:
                 found[id(child)] = node
         cache[id(scope)] = found
     return cache[id(scope)]
+
+
+parents = _parents  # TW202 reads where a forward's output goes too
 
 
 # -- Variable(volatile=True) -----------------------------------------------------------------------------------------------
