@@ -137,3 +137,21 @@ def test_a_sys_path_edit_built_from_the_file_s_folder_resolves_too(tmp_path):
 def test_without_the_sys_path_edit_the_import_stays_unknown(tmp_path):
     root = _lib_tree(tmp_path, "")
     assert run([root]).findings == []
+
+
+def test_a_script_named_alone_still_reads_the_modules_beside_it(tmp_path):
+    """`trainwell check main.py`: `from engine import ...` resolves to engine.py next to it, as Python would."""
+    root = _tree(tmp_path)
+    findings = [f for f in run([root / "main.py"]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+def test_a_module_inside_a_virtualenv_is_not_read_as_a_sibling(tmp_path):
+    root = _tree(tmp_path)
+    (root / "engine.py").unlink()
+    packages = root / "venv" / "lib"
+    packages.mkdir(parents=True)
+    (packages / "engine.py").write_text(textwrap.dedent(ENGINE))
+    main = root / "main.py"
+    main.write_text("import sys\nsys.path.insert(0, 'venv/lib')\n" + textwrap.dedent(MAIN))
+    assert [f.code for f in run([main]).findings if f.code == "TW101"] == []

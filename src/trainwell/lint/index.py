@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Iterable
 
 from trainwell.lint.context import FileContext
+from trainwell.lint.discover import SKIP_DIRS
 from trainwell.lint.facts import CheckedFile
 from trainwell.lint.syntax import key_of
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+_NOT_SOURCES = SKIP_DIRS | {"dist-packages", "__pycache__"}
 MAX_MODULE_BYTES = 2_000_000  # a generated file this large holds no helper worth inlining
 
 
@@ -36,6 +38,7 @@ class ProjectIndex:
         self._owner: dict[int, FileContext] = {}
         self._modules: dict[tuple[Path, str, int], Path | None] = {}
         self._texts: dict[Path, str] = {}
+        self._disk: dict[Path, bool] = {}
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
         self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
@@ -109,9 +112,9 @@ class ProjectIndex:
     def module_file(self, importer: Path, module: str, level: int = 0, extra: tuple[Path, ...] = ()) -> Path | None:
         """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree);
         ``extra``: folders the importer put on ``sys.path`` (see :meth:`search_folders`)."""
-        if not level and module.partition(".")[0] not in self._heads:
-            return None  # `torch`, `numpy`: no module of the tree starts so
         here = importer.resolve().parent
+        if not level and module.partition(".")[0] not in self._heads and not self._beside(here, module.partition(".")[0]):
+            return None  # `torch`, `numpy`: no module of the tree starts so
         memo = (here, module, level, extra)
         if memo not in self._modules:
             self._modules[memo] = self._find(here, module, level, extra)
@@ -160,11 +163,34 @@ class ProjectIndex:
     def _existing(self, base: Path, parts: list[str]) -> Path | None:
         if not parts:
             candidate = base / "__init__.py"
-            return candidate if candidate in self._files else None
+            return candidate if candidate in self._files or self._on_disk(candidate) else None
         for candidate in (base.joinpath(*parts[:-1], parts[-1] + ".py"), base.joinpath(*parts, "__init__.py")):
-            if candidate in self._files:
+            if candidate in self._files or self._on_disk(candidate):
                 return candidate
         return None
+
+    def _beside(self, here: Path, head: str) -> bool:
+        """Whether a module ``head`` sits in ``here`` or a folder above it, up to a checked root: the sibling module a
+        script imports when only the script was named (`trainwell check train.py` with `from models import Net`)."""
+        folder = here
+        while any(folder == root or root in folder.parents for root in self._roots):
+            if self._on_disk(folder / f"{head}.py") or self._on_disk(folder / head / "__init__.py"):
+                return True
+            if any(folder == root for root in self._roots) or folder.parent == folder:
+                break
+            folder = folder.parent
+        return False
+
+    def _on_disk(self, candidate: Path) -> bool:
+        """A Python file under a checked root that was not itself named (read as a helper, never reported on its own),
+        outside virtualenvs and installed packages."""
+        known = self._disk.get(candidate)
+        if known is None:
+            inside = next((root for root in self._roots if root in candidate.parents), None)
+            known = inside is not None and candidate.is_file() and not any(
+                part in _NOT_SOURCES or part.startswith(".") for part in candidate.relative_to(inside).parts[:-1])
+            self._disk[candidate] = known
+        return known
 
     def function(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, Function] | None:
         """The function of another file of the tree that a call's callee names (``train_one_epoch``, ``engine.evaluate``)."""
