@@ -51,18 +51,29 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 wrapper.startswith("self.") or id(call) in local or _runs_in(frame, local))
             through_original = (inner is not None and inner != wrapper and func in (inner, f"{inner}.forward")
                                 and id(call) in local and call.lineno > line)
-            if not (through_module or through_original) or _calls_wrapper(frame, wrapper):
+            if not (through_module or through_original):
+                continue
+            covered, gated = _calls_wrapper(frame, wrapper, quiet, call)
+            if covered:
                 continue
             reported.add(id(call))
             seen = f"`{ctx.snippet(call)}`"
             yield ctx.finding(
                 CODE, call,
                 f"{seen} runs the training forward around `{wrapper}`, the DistributedDataParallel wrapper (line {line}), "
-                f"and the iteration (loop at line {frame.node.lineno}) never calls `{wrapper}` itself: DDP's reducer "
+                f"and the iteration (loop at line {frame.node.lineno}) {_never(wrapper, gated)}: DDP's reducer "
                 "never all-reduces these gradients, so each rank steps on its own and the replicas drift apart.",
                 f"Call the wrapper for training forwards: `{wrapper}(...)`; keep `{wrapper}.module` for state_dict(), "
                 "attributes and no_grad evaluation.",
             )
+
+
+def _never(wrapper: str, gated: list[int]) -> str:
+    if not gated:
+        return f"never calls `{wrapper}` itself"
+    lines = ", ".join(map(str, gated))
+    return (f"calls `{wrapper}` itself only conditionally (line{'s' if len(gated) > 1 else ''} {lines}) while the "
+            "step runs also when the condition is false")
 
 
 def _wraps(ctx: FileContext) -> list[tuple[ast.AST, int, str, str | None]]:
@@ -117,14 +128,44 @@ def _key_in_frame(frame: ev.Frame, call: ast.Call, home: ast.AST | None, local: 
     return subst_key(call.func, subst)
 
 
-def _calls_wrapper(frame: ev.Frame, wrapper: str) -> bool:
-    """A forward through the wrapper in the iteration: an event, or a call in the loop or in a helper inlined in it."""
-    if any(e.key == wrapper for e in frame.of(ev.FORWARD)):
-        return True
-    bodies = [frame.node, *{id(e.scope): e.scope for e in frame.events if e.scope is not None
+def _calls_wrapper(frame: ev.Frame, wrapper: str, quiet: set[int], bypass: ast.Call) -> tuple[bool, list[int]]:
+    """Whether a forward through the wrapper with autograd on covers ``bypass`` in the iteration (an event, or a call
+    in the loop or in a helper inlined in it), and the lines of the wrapper forwards that do not cover it.
+
+    A no-grad forward (the epoch's validation pass) builds no graph and all-reduces nothing. A forward under an ``if``
+    that neither the bypass nor a step sits in (``if opt.adv > 0 and i % k == 0: model(x_adv)``) leaves the
+    iterations where the test is false with no all-reduce; one in the other branch of an ``if`` around the bypass
+    (micro-batches through ``.module``, the last through the wrapper) is deliberate and covers it."""
+    forwards = [e.node for e in frame.of(ev.FORWARD) if e.key == wrapper and e.grad is not False]
+    bodies = [frame.node, *{id(e.scope): e.scope for e in frame.events if e.scope is not None and e.grad is not False
                             and not isinstance(e.scope, ast.Module)}.values()]
-    return any(isinstance(n, ast.Call) and key_of(n.func) in (wrapper, f"{wrapper}.forward")
-               for body in bodies for n in ast.walk(body))
+    forwards += [n for body in bodies for n in ast.walk(body) if isinstance(n, ast.Call) and id(n) not in quiet
+                 and key_of(n.func) in (wrapper, f"{wrapper}.forward")]
+    if not forwards:
+        return False, []
+    mine = _conds(frame, bypass)
+    if mine is None:
+        return True, []
+    steps = [dict(e.conds) for e in frame.of(ev.STEP)]
+    gated = []
+    for node in forwards:
+        theirs = _conds(frame, node)
+        if theirs is None or any(mine.get(k, b) != b for k, b in theirs.items()):
+            return True, []  # unknown, or the other branch of an `if` around the bypass
+        if all(mine.get(k) == b for k, b in theirs.items()) or any(
+                all(mine.get(k, step.get(k)) == b for k, b in theirs.items()) for step in steps):
+            return True, []
+        gated.append(node.lineno)  # type: ignore[attr-defined]
+    return False, sorted(set(gated))
+
+
+def _conds(frame: ev.Frame, node: ast.AST) -> dict[int, bool] | None:
+    """The ``if`` branches (as the loop model records them) that ``node`` runs in, read from an event of the
+    iteration at or around it; None when no event says."""
+    for event in frame.events:
+        if event.node is node or any(n is node for n in ast.walk(event.node)):
+            return dict(event.conds)
+    return None
 
 
 def _world_size_one(ctx: FileContext) -> bool:

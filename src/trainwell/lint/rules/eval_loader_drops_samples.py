@@ -37,7 +37,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         loops = loops_over(ctx, key)
         if any(trains(f) for f in loops) or not (loops or _evaluated_in_expression(ctx, key)):
             continue
-        if not all(_evaluates(f) for f in loops):
+        if not all(_evaluates(f) or _measures_beside_training(ctx, f, key) for f in loops):
             continue
         dataset = given.get("dataset", call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None)
         size = dataset_length(ctx, dataset)
@@ -134,7 +134,41 @@ def _evaluates(frame: ev.Frame) -> bool:
     """Every forward of the loop has autograd off or the model in eval mode, and the loop measures something
     (a loss, a value read back, a running sum or list); a pass of bare forwards in train mode is a calibration."""
     forwards = frame.of(ev.FORWARD)
-    if not forwards or not all(f.grad is False or f.mode == frozenset({"eval"}) for f in forwards):
+    if not forwards or not all(f.grad is False or _in_eval(f.mode) for f in forwards):
         return False
     measures = any(frame.has(kind) for kind in (ev.LOSS, ev.SYNC, ev.APPEND, ev.AUG))
-    return measures or all(f.mode == frozenset({"eval"}) for f in forwards)
+    return measures or all(_in_eval(f.mode) for f in forwards)
+
+
+def _measures_beside_training(ctx: FileContext, frame: ev.Frame, loader: str) -> bool:
+    """A test loop written without ``eval()`` or ``no_grad``: its forwards have autograd on, but nothing is
+    backpropagated in it, it measures something (a loss, a value read back, a running sum or list), and the file
+    trains in another loop over another loader, so this one is not a training pass whose backward is hidden."""
+    forwards = frame.of(ev.FORWARD)
+    if not forwards or frame.has(ev.BACKWARD) or frame.has(ev.STEP) or any(f.grad not in (True, False) for f in forwards):
+        return False  # `torch.enable_grad()`: gradients on purpose
+    bodies = [frame.node, *{id(e.scope): e.scope for e in frame.events if e.scope is not None
+                            and not isinstance(e.scope, ast.Module)}.values()]
+    if any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").endswith("autograd.grad")
+           for body in bodies for n in ast.walk(body)):
+        return False  # gradients taken by hand: a training or an attack pass, not a plain measurement
+    if not any(frame.has(kind) for kind in (ev.LOSS, ev.SYNC, ev.APPEND, ev.AUG)):
+        return False
+    return any(trains(other) and other.iter_key is not None and not ctx.analysis.same(other.iter_key, loader)
+               and not _nested(frame, other) and not _nested(other, frame)
+               for other in ctx.analysis.frames if other.kind == "loop")
+
+
+def _nested(inner: ev.Frame, outer: ev.Frame) -> bool:
+    """Whether ``outer`` is ``inner`` or a loop around it (an epoch loop trains through everything it holds)."""
+    current: ev.Frame | None = inner
+    while current is not None:
+        if current is outer or current.node is outer.node:
+            return True
+        current = current.parent
+    return False
+
+
+def _in_eval(mode: frozenset) -> bool:
+    """The model is in eval mode on every path: the loop model records each ``eval()`` as ``("eval", call)``."""
+    return bool(mode) and all(m == "eval" or (isinstance(m, tuple) and m[0] == "eval") for m in mode)

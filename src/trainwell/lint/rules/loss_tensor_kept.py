@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Iterator
 
 from trainwell.lint import events as ev
@@ -19,8 +20,14 @@ _STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft"}
 def check(ctx: FileContext) -> Iterator[Finding]:
     analysis = ctx.analysis
     for event in analysis.events:
-        if event.kind not in (ev.APPEND, ev.AUG, ev.ASSIGN) or event.scope is None or event.key is None:
+        if event.kind not in (ev.APPEND, ev.AUG, ev.ASSIGN) or event.scope is None:
             continue
+        if event.key is None:  # `stats[0] += loss`: an element of an accumulator that outlives the step
+            target = _target(event.node) if event.kind == ev.AUG else None
+            base = key_of(target.value) if isinstance(target, ast.Subscript) else None
+            if base is None:
+                continue
+            event = dataclasses.replace(event, key=base)
         added = _added(event)
         if added is None or event.grad is False:
             continue
@@ -29,7 +36,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         graph = graph_at(ctx, event)
         if not graph.connected(added):
             continue
-        raw = key_of(event.node.func.value) if isinstance(event.node, ast.Call) else key_of(_target(event.node))  # type: ignore[attr-defined]
+        target = _target(event.node)
+        raw = (key_of(event.node.func.value) if isinstance(event.node, ast.Call)  # type: ignore[attr-defined]
+               else key_of(target.value if isinstance(target, ast.Subscript) else target))
         if raw is None or _feeds_backward(ctx, analysis, raw, event):
             continue
         stmt = ctx.statement_of(event.node) or event.node
@@ -44,15 +53,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 
 def _outlives_steps(event: ev.Event) -> bool:
-    """Whether the store runs inside a loop of training steps and the accumulator is not made afresh within one
-    of its iterations (``out = []`` in a helper called per step): then every step's graph piles up."""
+    """Whether the store runs inside a loop of training steps and the accumulator is not made afresh within each
+    of its iterations where it is stored to (``out = []`` in a helper called per step): then every step's graph
+    piles up."""
     frame = event.frame
     while frame is not None and not (frame.kind == "loop" and (frame.has(ev.BACKWARD) or frame.has(ev.STEP))):
         frame = frame.parent
     if frame is None:
         return False
     fresh = (ast.List, ast.Dict, ast.Tuple, ast.Constant)
-    return not any(e.kind == ev.ASSIGN and e.key == event.key and isinstance(e.arg, fresh) for e in frame.events)
+    # a reset under an `if` that the store is not under (`if batch % log_interval == 0: total_loss = 0`) leaves the
+    # graphs of the steps between two resets in the accumulator
+    return not any(e.kind == ev.ASSIGN and e.key == event.key and isinstance(e.arg, fresh)
+                   and set(e.conds) <= set(event.conds) for e in frame.events)
 
 
 def _target(node: ast.AST) -> ast.AST | None:
@@ -111,12 +124,24 @@ def _derived_from(ctx: FileContext, acc: str) -> set[str]:
             elif isinstance(node, ast.Call):
                 targets = _parameters_fed(ctx, node, derived)
             for target in targets:
-                for sub in ast.walk(target):
-                    key = key_of(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
-                    if key is not None and key not in derived:
+                for key in _bound(target):
+                    if key not in derived:
                         derived.add(key)
                         changed = True
     return derived
+
+
+def _bound(target: ast.AST) -> list[str]:
+    """The keys a store into ``target`` changes: ``a, (b, c)`` -> a, b, c; ``hist[phase]`` -> hist (the index
+    ``phase`` is read, not written); ``self.losses`` -> self.losses (not ``self``)."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [key for element in target.elts for key in _bound(element)]
+    if isinstance(target, ast.Starred):
+        return _bound(target.value)
+    if isinstance(target, ast.Subscript):
+        return _bound(target.value)
+    key = key_of(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+    return [key] if key is not None else []
 
 
 def _parameters_fed(ctx: FileContext, call: ast.Call, derived: set[str]) -> list[ast.AST]:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
-from trainwell.lint.rules._data import qual_last, single_value
+from trainwell.lint.rules._data import assigned, qual_last, single_value
 
 CODE = "TW112"
 _STATEFUL = {"Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop",
@@ -75,10 +75,13 @@ def _checkpoint_of(ctx: FileContext, node: ast.expr) -> str | None:
     if isinstance(node, ast.Call) and (ctx.call_name(node) or "") == "torch.load":
         return ctx.snippet(node, 40)  # `model.load_state_dict(torch.load(path))`: only a resume guard can tell
     key = key_of(node)
-    value = single_value(ctx, node) if key is not None else None
-    if key is None or not isinstance(value, ast.Call):
+    if key is None:
         return None
-    return key if (ctx.call_name(value) or "") == "torch.load" else None
+    values = [single_value(ctx, node)] if single_value(ctx, node) is not None else assigned(ctx, key)
+    # `checkpoint = torch.load(path)` / `else: checkpoint = torch.load(path, map_location=loc)`: a load either way
+    if values and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "") == "torch.load" for v in values):
+        return key
+    return None
 
 
 def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
@@ -94,12 +97,61 @@ def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
     for node in ctx.nodes:
         if isinstance(node, ast.If) and "resum" in ast.unparse(node.test).lower() and any(n is load for n in ast.walk(node)):
             return True
+    if _saved_with_state_then_trained(ctx, load, checkpoint):
+        return True
     for call in ctx.calls:  # some other state comes back from the same checkpoint: an optimizer's, a scheduler's
         if method_name(call) == "load_state_dict" and call is not load and call.args and _checkpoint_of(ctx, call.args[0]) == checkpoint:
             receiver = key_of(call.func.value)  # type: ignore[attr-defined]
             if receiver is not None and not _is_model(ctx, receiver):
                 return True
     return False
+
+
+def _saved_with_state_then_trained(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
+    """The file itself writes the checkpoint it loads (``torch.save({..., "optimizer": optimizer.state_dict()},
+    "last.pt")`` and ``torch.load("last.pt")``) with the state of something other than the model, and a training
+    loop runs after the load: the checkpoint was written to continue the run, and the run continues from it. A load
+    after the last training loop (testing the best weights) is not a resume."""
+    loads = _load_calls(ctx, load.args[0])
+    sources = [ast.dump(c.args[0]) for c in loads if c.args]
+    if not sources:
+        return False
+    stepped = {key for key, _, _ in _stateful_objects(ctx)}
+    saved = False
+    for call in ctx.calls:
+        if (ctx.call_name(call) or "") != "torch.save" or len(call.args) < 2 or ast.dump(call.args[1]) not in sources:
+            continue
+        obj = call.args[0]
+        obj = single_value(ctx, obj) if key_of(obj) is not None else obj
+        if obj is not None and any(method_name(n) == "state_dict" and key_of(n.func.value) in stepped  # type: ignore[attr-defined]
+                                   for n in ast.walk(obj)):
+            saved = True  # the state of an object that training steps, not only the model's
+    return saved and _trains_after(ctx, load)
+
+
+def _load_calls(ctx: FileContext, node: ast.expr) -> list[ast.Call]:
+    """The ``torch.load(...)`` calls whose result ``node`` reads."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Call) and method_name(node) == "get":
+        node = node.func.value  # type: ignore[attr-defined]
+    values = [node] if isinstance(node, ast.Call) else assigned(ctx, key_of(node)) if key_of(node) is not None else []
+    return [v for v in values if isinstance(v, ast.Call) and (ctx.call_name(v) or "") == "torch.load"]
+
+
+def _trains_after(ctx: FileContext, load: ast.Call) -> bool:
+    """A loop that runs backward() and an optimizer step starts after ``load`` in the function (or module) that
+    holds it: written there below it, or reached through a call written there below it."""
+    owner, scope = next(((key, ms) for key, ms in ctx.scope_members.items() if any(n is load for n in ms)), (None, []))
+    after = {id(n) for n in scope if getattr(n, "lineno", 0) > load.lineno}
+    training = [f for f in ctx.analysis.frames if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
+    for frame in training:  # a reload inside training (back to the best weights) keeps the live optimizer
+        inside = any(n is load for n in ast.walk(frame.node))
+        called_inside = any(id(e.scope) == owner for e in frame.events) and not any(n is frame.node for n in scope)
+        if inside or called_inside:
+            return False
+    return any(id(frame.node) in after or any(id(site.call) in after for e in frame.events for site in e.sites)
+               for frame in training)
 
 
 def _stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
@@ -120,7 +172,7 @@ def _stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
         role = ctx.role(key)
         if role is None or not isinstance(role.node, ast.Call):
             continue
-        if role.kind == "optimizer" and _keeps_state(role.cls, role.node):
+        if role.kind == "optimizer" and _keeps_state(ctx, role.cls, role.node):
             found.append((key, "optimizer", role.cls))
         elif role.kind == "scheduler" and not _replayed(ctx, key, role.cls):
             found.append((key, "scheduler", role.cls))
@@ -143,15 +195,33 @@ def _replayed(ctx: FileContext, key: str, cls: str) -> bool:
     return any(method_name(c) == "step" and key_of(c.func.value) == key and (c.args or c.keywords) for c in ctx.calls)  # type: ignore[attr-defined]
 
 
-def _keeps_state(cls: str, call: ast.Call) -> bool:
+def _keeps_state(ctx: FileContext, cls: str, call: ast.Call) -> bool:
     if cls in _STATEFUL:
         return True
     if cls == "SGD":
         momentum = kwarg(call, "momentum")
         if momentum is None and len(call.args) > 2:
             momentum = call.args[2]
+        momentum = _argparse_default(ctx, momentum) if momentum is not None else None
         return isinstance(momentum, ast.Constant) and isinstance(momentum.value, (int, float)) and momentum.value > 0
     return False
+
+
+def _argparse_default(ctx: FileContext, node: ast.expr) -> ast.expr:
+    """``args.momentum`` -> the ``default=`` of the file's one ``add_argument("--momentum", ...)``; else ``node``."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+        return node
+    found = []
+    for call in ctx.calls:
+        if method_name(call) != "add_argument" or not call.args:
+            continue
+        dest = kwarg(call, "dest")
+        names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        long = next((n for n in names if n.startswith("--")), names[0] if names else "")
+        name = dest.value if isinstance(dest, ast.Constant) else long.lstrip("-").replace("-", "_")
+        if name == node.attr:
+            found.append(kwarg(call, "default"))
+    return found[0] if len(found) == 1 and found[0] is not None else node
 
 
 def _restored(ctx: FileContext, key: str) -> bool:

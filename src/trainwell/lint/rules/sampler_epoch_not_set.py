@@ -13,9 +13,10 @@ import ast
 from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
-from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg
 from trainwell.lint.rules._data import (
     argument,
+    assigned,
     epoch_loop,
     loader_argument,
     loader_calls,
@@ -32,7 +33,7 @@ _SAMPLER_ARGS = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_las
 def check(ctx: FileContext) -> Iterator[Finding]:
     if "DistributedSampler" not in ctx.source or any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in ctx.nodes):
         return
-    for key, call in loader_calls(ctx):
+    for key, call in _loaders(ctx):
         sampler_node = loader_argument(call, "sampler")
         sampler = _shuffling_sampler(ctx, sampler_node)
         if sampler is None or _escapes(ctx, sampler_node, key):
@@ -52,9 +53,31 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             break
 
 
+def _loaders(ctx: FileContext) -> list[tuple[str, ast.Call]]:
+    """The loaders built here, and those built with a ``**kwargs`` spread next to an explicit ``sampler=``: the
+    spread cannot hold another sampler, ``shuffle=True`` or a batch sampler (DataLoader raises on those)."""
+    found = list(loader_calls(ctx))
+    known = {key for key, _ in found}
+    for node in ctx.assigns:
+        if len(node.targets) != 1 or (key := key_of(node.targets[0])) is None or key in known:
+            continue
+        value = node.value
+        if (isinstance(value, ast.Call) and qual_last(ctx, value) == "DataLoader" and has_star_kwargs(value)
+                and kwarg(value, "sampler") is not None and len(assigned(ctx, key)) == 1):
+            found.append((key, value))
+            known.add(key)
+    return found
+
+
 def _shuffling_sampler(ctx: FileContext, node: ast.expr | None) -> ast.Call | None:
-    """The DistributedSampler(...) call ``node`` holds when it shuffles (the default), else None."""
+    """The DistributedSampler(...) call ``node`` holds when it shuffles (the default), else None. A key assigned
+    the sampler in one branch and ``None`` in the other (``if args.distributed: ... else: sampler = None``) holds
+    the sampler whenever the run is distributed."""
     value = single_value(ctx, node)
+    if value is None and node is not None and key_of(node) is not None:
+        values = [v for v in assigned(ctx, key_of(node))  # type: ignore[arg-type]
+                  if not (isinstance(v, ast.Constant) and v.value is None and hasattr(v, "lineno"))]
+        value = values[0] if len(values) == 1 and len(values) < len(assigned(ctx, key_of(node))) else None  # type: ignore[arg-type]
     if isinstance(value, ast.IfExp):  # `DistributedSampler(ds) if distributed else None`
         branches = [b for b in (value.body, value.orelse) if not (isinstance(b, ast.Constant) and b.value is None)]
         value = branches[0] if len(branches) == 1 else None
