@@ -29,6 +29,7 @@ from trainwell.lint.rules._data import (
 CODE = "TW111"
 _DDP = {"DistributedDataParallel"}
 _SHARD_WORDS = ("rank", "shard", "node", "world", "split", "worker", "local_", "partition")
+_RANK_WORDS = tuple(w for w in _SHARD_WORDS if w != "split")
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -84,6 +85,16 @@ def _argument_of(ctx: FileContext, name: str) -> ast.expr | None:
     return calls[0].args[index] if index < len(calls[0].args) else kwarg(calls[0], name)
 
 
+def _unpacked_split(ctx: FileContext, key: str) -> ast.expr | None:
+    """The ``random_split(...)`` call that ``train_set, val_set = random_split(...)`` unpacks into ``key``."""
+    for node in ctx.assigns:
+        for target in node.targets:
+            if isinstance(target, (ast.Tuple, ast.List)) and key in (key_of(e) for e in target.elts) \
+                    and isinstance(node.value, ast.Call) and qual_last(ctx, node.value) == "random_split":
+                return node.value
+    return None
+
+
 def _world_size_one(ctx: FileContext) -> bool:
     for call in ctx.calls:
         size = kwarg(call, "world_size")
@@ -99,13 +110,18 @@ def _whole_map_dataset(ctx: FileContext, node: ast.expr, seen: set[str]) -> bool
     if key is not None:
         if key in seen or mentions(node, _SHARD_WORDS):
             return False
-        values = assigned(ctx, key)
+        split = _unpacked_split(ctx, key)
+        values = [split] if split is not None else assigned(ctx, key)
         if not values:
             return _whole_map_dataset(ctx, _argument_of(ctx, key), seen | {key})
-        return len(values) == 1 and _whole_map_dataset(ctx, values[0], seen | {key})
+        return all(_whole_map_dataset(ctx, v, seen | {key}) for v in values)  # every branch (`FakeData` or `ImageFolder`)
     if isinstance(node, ast.Call) and key_of(node.func) in ctx.functions:
         returned = value_of(ctx, node)  # a local factory: what it returns
         return returned is not node and returned is not None and _whole_map_dataset(ctx, returned, seen)
+    if isinstance(node, ast.Call) and qual_last(ctx, node) == "random_split" and node.args:
+        # a random split into train/val is not a split by rank, unless its sizes are read from the ranks
+        return not any(mentions(a, _RANK_WORDS) for a in [*node.args[1:], *(k.value for k in node.keywords)]) \
+            and _whole_map_dataset(ctx, node.args[0], seen)
     if not isinstance(node, ast.Call) or mentions(node, _SHARD_WORDS):
         return False
     qual = ctx.call_name(node) or ""
