@@ -1,9 +1,15 @@
 """TW403: a batch (or its labels) is not moved to the model's device.
 
-Reported on the forward call when the model was moved to a device that may be
-a GPU and the input comes straight from a DataLoader's batch (no ``.to()``, no
-reassignment, no ``collate_fn``), or from a batch parameter of which the same
-function moves other entries (``batch["labels"].to(device)``) but not this one.
+Two places are checked, once the model was moved to a device that may be a GPU:
+
+* the forward call, whose input comes from a DataLoader's batch as loaded (no ``.to()`` on the way, only
+  reshapes and casts that keep the device: ``x.view(...)``, ``x.detach()``, ``x.float()``), or from a batch
+  parameter of which the same function moves other entries (``batch["labels"].to(device)``) but not this one;
+* a torch loss (``nn.CrossEntropyLoss()`` instance, ``F.cross_entropy``) whose input is that model's output and
+  whose target comes from the batch as loaded: the output is on the device, the labels on the CPU.
+
+A batch counts as loaded on the CPU only when it comes from a DataLoader of the file without a ``collate_fn`` (nor
+``pin_memory_device``) over a dataset that places nothing on a device itself.
 """
 
 from __future__ import annotations
@@ -13,11 +19,17 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
-from trainwell.lint.dataflow import reaching, scope_nodes
+from trainwell.lint.dataflow import Element, definitions, scope_nodes
+from trainwell.lint.loss_calls import loss_calls
 from trainwell.diagnostic import Finding
 
 CODE = "TW403"
 _MOVES = {"to", "cuda"}
+# tensor methods whose result lives on the device of the tensor they are called on
+_KEEP_DEVICE = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous", "detach",
+                "float", "long", "int", "double", "half", "bool", "clone", "t", "view_as", "reshape_as", "squeeze_",
+                "unsqueeze_", "requires_grad_"}
+_WRAPPERS_THAT_MOVE = {"DataParallel", "DistributedDataParallel", "DDP"}  # they scatter the inputs to their devices
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -27,39 +39,196 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     if not moved:
         return
     analysis = ctx.analysis
+    on_device: dict[int, ev.Event] = {}  # id of a forward call -> its event, for the model moved to a device
     for forward in (e for e in analysis.events if e.kind == ev.FORWARD):
-        if not isinstance(forward.node, ast.Call) or not forward.node.args or forward.scope is None:
+        if not isinstance(forward.node, ast.Call) or forward.scope is None:
             continue
         if not any((analysis.same(forward.key, m) or analysis.same(key_of(forward.node.func), m)) and _same_object(ctx, forward, scopes)
                    for m, scopes in moved.items()):
             continue
+        on_device.setdefault(id(forward.node), forward)
+    reported: set[int] = set()
+    for forward in (e for e in analysis.events if e.kind == ev.FORWARD and on_device.get(id(e.node)) is not None):
+        if id(forward.node) in reported or not forward.node.args:  # type: ignore[attr-defined]
+            continue
         if not _places_nothing(ctx, forward.key):
             continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
-        arg = forward.node.args[0]
+        arg = forward.node.args[0]  # type: ignore[attr-defined]
         base = arg.value if isinstance(arg, ast.Subscript) else arg
-        if not isinstance(base, ast.Name) or not _unmoved(ctx, analysis, forward, base):
+        if not isinstance(base, ast.Name) or not _unmoved(ctx, analysis, forward.scope, forward.line, base):
             continue
+        reported.add(id(forward.node))
         yield ctx.finding(
             CODE, forward.node,
             f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` comes from the batch "
             "as loaded (on the CPU): on a GPU this fails with a device mismatch.",
             f"Move the batch first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)` (or in the DataLoader's collate_fn).",
         )
+    if not on_device:
+        return
+    for call, _loss, first, scope in loss_calls(ctx, set(ev.FUNCTIONAL_LOSSES.values()) | _loss_classes(ctx)):
+        target = call.args[1] if len(call.args) > 1 else kwarg(call, "target")
+        if target is None or id(call) in reported or not _torch_loss(ctx, call):
+            continue
+        if _output_of(ctx, scope, first, call.lineno, on_device) is None:
+            continue
+        base = _through_keepers(target)
+        if not isinstance(base, ast.Name) or not _from_loader(ctx, analysis, scope, base.id, call.lineno, 0):
+            continue
+        reported.add(id(call))
+        yield ctx.finding(
+            CODE, call,
+            f"`{ctx.snippet(call)}`: the output of the model is on its device but the target `{ctx.snippet(target)}` comes "
+            "from the batch as loaded (on the CPU): on a GPU this fails with a device mismatch.",
+            f"Move the labels too, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`.",
+        )
+
+
+def _loss_classes(ctx: FileContext) -> set[str]:
+    return {r.cls for r in ctx.roles.values() if r is not None and r.kind == "loss"}
+
+
+def _torch_loss(ctx: FileContext, call: ast.Call) -> bool:
+    """A loss of torch itself, which moves nothing: ``nn.CrossEntropyLoss()(...)``, ``F.cross_entropy(...)`` (a loss
+    class of the project may move the labels to the device of the logits)."""
+    role = ctx.role(key_of(call.func))
+    if role is not None and role.kind == "loss":
+        return isinstance(role.node, ast.Call) and (ctx.call_name(role.node) or "").startswith("torch.nn.")
+    return (ctx.call_name(call) or "").startswith("torch")
+
+
+def _through_keepers(node: ast.expr) -> ast.expr:
+    """``y.float().view(-1)`` -> ``y``: the calls whose result stays on the device of their receiver."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEP_DEVICE:
+        node = node.func.value
+    return node
+
+
+def _value(ctx: FileContext, scope: ast.AST, name: str, line: int) -> tuple[int, ast.AST] | None:
+    """The one value assigned to ``name`` that reaches ``line`` (by position), with its line."""
+    before = [(at, value) for at, value in definitions(ctx, scope).get(name, []) if at < line]
+    if not before or isinstance(before[-1][1], ast.AugAssign):
+        return None
+    return before[-1]
+
+
+def _output_of(ctx: FileContext, scope: ast.AST, expr: ast.expr, line: int, on_device: dict[int, ev.Event], depth: int = 0) -> ev.Event | None:
+    """The forward of a model on the device whose output ``expr`` is (``model(x)``, ``out = model(x)``, ``out.squeeze()``,
+    ``logits, _ = model(x)``, ``out[0]``)."""
+    if depth > 4:
+        return None
+    expr = _through_keepers(expr)
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Call):
+        return on_device.get(id(expr))
+    if isinstance(expr, ast.Name):
+        found = _value(ctx, scope, expr.id, line)
+        if found is None:
+            return None
+        at, value = found
+        if isinstance(value, Element):
+            value = value.value
+        if isinstance(value, ast.expr):
+            return _output_of(ctx, scope, value, at, on_device, depth + 1)
+    return None
+
+
+def _from_loader(ctx: FileContext, analysis, scope: ast.AST, name: str, line: int, depth: int) -> bool:
+    """Whether ``name`` at ``line`` holds (a part of) a batch as a DataLoader of the file loads it, on the CPU."""
+    if depth > 6:
+        return False
+    found = _value(ctx, scope, name, line)
+    if found is None:
+        return False
+    at, value = found
+    if isinstance(value, (ast.For, ast.AsyncFor)):
+        keys = {f.iter_key for f in analysis.frames if f.node is value and f.iter_key}
+        return _cpu_loaders(ctx, keys)
+    if isinstance(value, Element):
+        value = value.value
+    if not isinstance(value, ast.expr):
+        return False
+    value = _through_keepers(value)
+    if isinstance(value, ast.Subscript):
+        value = value.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "Variable" and value.args:
+        value = _through_keepers(value.args[0])  # `Variable(x)` (before PyTorch 0.4) wraps the tensor where it is
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" and value.args \
+            and isinstance(value.args[0], ast.Name):
+        it = _value(ctx, scope, value.args[0].id, at)  # `images, labels = next(data_iter)` after `data_iter = iter(loader)`
+        source = it[1] if it is not None else None
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "iter" and source.args:
+            return _cpu_loaders(ctx, {key_of(source.args[0])})
+        return False
+    if isinstance(value, ast.Name):
+        return _from_loader(ctx, analysis, scope, value.id, at, depth + 1)
+    return False
+
+
+def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
+    """Whether every key is a DataLoader built in the file that hands out its batches on the CPU."""
+    roles = [ctx.role(k) for k in keys]
+    if not roles or any(r is None or r.kind != "loader" or not isinstance(r.node, ast.Call) for r in roles):
+        return False  # not a DataLoader we can see: the data may already be on the device
+    for key, role in zip(keys, roles):
+        call = role.node  # type: ignore[union-attr]
+        if kwarg(call, "collate_fn") is not None or kwarg(call, "pin_memory_device") is not None:  # type: ignore[arg-type]
+            return False
+        if any(a.value is not call and key_of(a.targets[0]) == key for a in ctx.assigns if len(a.targets) == 1):
+            return False  # also rebuilt or wrapped (`accelerator.prepare(loader)`): it may place the batches
+        dataset = call.args[0] if call.args else kwarg(call, "dataset")  # type: ignore[union-attr]
+        if dataset is None or _places(ctx, dataset, 0):
+            return False
+    return True
+
+
+def _places(ctx: FileContext, expr: ast.expr, depth: int) -> bool:
+    """Whether building ``expr`` (a dataset) may put tensors on a device: a ``.to()`` / ``.cuda()`` or a ``device=``
+    on the way, or a dataset class of the project that moves tensors."""
+    if depth > 3:
+        return True
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            if method_name(node) in _MOVES or kwarg(node, "device") is not None:
+                return True
+            cls = ctx.classes.get(key_of(node.func) or "")
+            if cls is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                    and (key_of(node.func) or "")[:1].isupper():
+                found = ctx.project.class_def(ctx, node.func)
+                cls = found[1] if found is not None else None
+            if cls is not None and _moves_tensors(cls):
+                return True
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            values = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == node.id]
+            if any(_places(ctx, v, depth + 1) for v in values):
+                return True
+    return False
+
+
+def _moves_tensors(cls: ast.ClassDef) -> bool:
+    return any(isinstance(n, ast.Call) and (method_name(n) in _MOVES or kwarg(n, "device") is not None) for n in ast.walk(cls))
 
 
 def _places_nothing(ctx: FileContext, key: str | None) -> bool:
     """Whether the model under ``key`` is known to leave its inputs where they are: built here from a torch or
-    torchvision class, or from a local class whose code never moves a tensor."""
+    torchvision class, or from a class of the project whose code never moves a tensor; not wrapped in
+    ``DataParallel`` / ``DistributedDataParallel`` (which scatter the inputs to the devices)."""
     role = ctx.role(key)
     if role is not None and role.node is None:  # known from usage only: follow `self.model = model.to(device)`
         sources = [ctx.role(key_of(strip_identity(a.value))) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
         role = sources[0] if len(sources) == 1 else None
     if role is None or role.kind != "model" or not isinstance(role.node, ast.Call):
         return False
+    if any((ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in _WRAPPERS_THAT_MOVE
+           for n in ctx.calls if n.args and any(key_of(strip_identity(a)) == key for a in n.args)):
+        return False
     qual = ctx.call_name(role.node) or ""
     if qual.startswith(("torch.nn.", "torchvision.models.")):
         return True
     cls = ctx.classes.get(role.cls)
+    if cls is None and "home" in role.info:
+        cls = role.info["home"].classes.get(role.cls)
     return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
 
 
@@ -112,19 +281,13 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     return keys
 
 
-def _unmoved(ctx: FileContext, analysis, forward: ev.Event, name: ast.Name) -> bool:
-    values = reaching(ctx, forward.scope, name.id, forward.line)
-    if len(values) == 1 and isinstance(values[0], (ast.For, ast.AsyncFor)):
-        loop = values[0]
-        keys = {f.iter_key for f in analysis.frames if f.node is loop and f.iter_key}
-        roles = [ctx.role(k) for k in keys]
-        if not roles or any(r is None or r.kind != "loader" or not isinstance(r.node, ast.Call) for r in roles):
-            return False  # not a DataLoader we can see: the data may already be on the device
-        return all(kwarg(r.node, "collate_fn") is None and kwarg(r.node, "pin_memory_device") is None for r in roles)  # type: ignore[union-attr]
-    if values or forward.scope is ctx.tree:
+def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Name) -> bool:
+    if _from_loader(ctx, analysis, scope, name.id, line, 0):
+        return True
+    if any(at < line for at, _ in definitions(ctx, scope).get(name.id, [])) or scope is ctx.tree:
         return False
-    params = {a.arg for a in forward.scope.args.args}  # type: ignore[attr-defined]
+    params = {a.arg for a in scope.args.args}  # type: ignore[attr-defined]
     if name.id not in params:
         return False
     return any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
-               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, forward.scope))  # type: ignore[attr-defined]
+               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, scope))  # type: ignore[attr-defined]
