@@ -33,7 +33,7 @@ _WRAPPERS_THAT_MOVE = {"DataParallel", "DistributedDataParallel", "DDP"}  # they
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    if "cuda" not in ctx.source:
+    if ".to(" not in ctx.source and ".cuda(" not in ctx.source:
         return
     moved = _moved_models(ctx)
     if not moved:
@@ -173,7 +173,7 @@ def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
         return False  # not a DataLoader we can see: the data may already be on the device
     for key, role in zip(keys, roles):
         call = role.node  # type: ignore[union-attr]
-        if kwarg(call, "collate_fn") is not None or kwarg(call, "pin_memory_device") is not None:  # type: ignore[arg-type]
+        if _may_pass(ctx, call, ("collate_fn", "pin_memory_device")):  # type: ignore[arg-type]
             return False
         if any(a.value is not call and key_of(a.targets[0]) == key for a in ctx.assigns if len(a.targets) == 1):
             return False  # also rebuilt or wrapped (`accelerator.prepare(loader)`): it may place the batches
@@ -181,6 +181,32 @@ def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
         if dataset is None or _places(ctx, dataset, 0):
             return False
     return True
+
+
+def _may_pass(ctx: FileContext, call: ast.Call, names: tuple[str, ...]) -> bool:
+    """Whether ``call`` may receive one of the keyword arguments ``names``: written out, or in a ``**kwargs`` spread
+    that is not made of dict literals of the file without them (``kw = {...}``, ``kw.update(other)``)."""
+    for keyword in call.keywords:
+        if keyword.arg in names or (keyword.arg is None and _may_hold(ctx, keyword.value, names, 0)):
+            return True
+    return False
+
+
+def _may_hold(ctx: FileContext, value: ast.expr, names: tuple[str, ...], depth: int) -> bool:
+    if isinstance(value, ast.Dict):
+        return any(k is None or not isinstance(k, ast.Constant) or k.value in names for k in value.keys)
+    spread = key_of(value) if isinstance(value, ast.Name) else None
+    if spread is None or depth > 3:
+        return True
+    values: list[ast.expr] = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == spread]
+    for node in ctx.calls:
+        if isinstance(node.func, ast.Attribute) and key_of(node.func.value) == spread and node.func.attr != "get":
+            if node.func.attr != "update" or len(node.args) != 1 or node.keywords:
+                return True  # `kw["collate_fn"] = ...` spelled as a call, `kw.setdefault(...)`, `kw.update(a=...)`
+            values.append(node.args[0])
+    if any(isinstance(t, ast.Subscript) and key_of(t.value) == spread for a in ctx.assigns for t in a.targets):
+        return True
+    return not values or any(_may_hold(ctx, v, names, depth + 1) for v in values)
 
 
 def _places(ctx: FileContext, expr: ast.expr, depth: int) -> bool:
@@ -235,12 +261,15 @@ def _places_nothing(ctx: FileContext, key: str | None) -> bool:
 def _same_object(ctx: FileContext, forward: ev.Event, scopes: dict[int, int]) -> bool:
     """Keys are file-wide, objects are not: the move must be in the forward's own function, or (for ``self.model``)
     in a method of the same class; a module-level move reaches the module-level code below it and the helpers that
-    code calls (a later notebook cell's `model.to(device)` never reaches an earlier cell's loop)."""
+    code calls (a later notebook cell's `model.to(device)` never reaches an earlier cell's loop); a move in a function
+    reaches the helpers it calls after the move."""
     module = scopes.get(id(ctx.tree))
     if module is not None and (forward.sites[0].caller is ctx.tree if forward.sites else forward.scope is ctx.tree):
         return module < forward.entry_line
     if id(forward.scope) in scopes:
         return True
+    if any(id(site.caller) in scopes and scopes[id(site.caller)] < site.call.lineno for site in forward.sites):
+        return True  # `train(model, ...)` called by the function that moved the model, after the move
     if module is not None and forward.subst:
         return True
     if (forward.key or "").startswith("self."):
