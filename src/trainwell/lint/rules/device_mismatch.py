@@ -53,10 +53,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if not _places_nothing(ctx, forward.key):
             continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
-        arg = forward.node.args[0]  # type: ignore[attr-defined]
-        base = arg.value if isinstance(arg, ast.Subscript) else arg
-        if not isinstance(base, ast.Name) or not _unmoved(ctx, analysis, forward.scope, forward.line, base):
+        unmoved = [(arg, base) for arg in forward.node.args  # type: ignore[attr-defined]
+                   for base in [arg.value if isinstance(arg, ast.Subscript) else arg]
+                   if isinstance(base, ast.Name) and _unmoved(ctx, analysis, forward.scope, forward.line, base)]
+        if not unmoved:
             continue
+        arg, base = unmoved[0]
         reported.add(id(forward.node))
         yield ctx.finding(
             CODE, forward.node,
@@ -193,6 +195,8 @@ def _may_pass(ctx: FileContext, call: ast.Call, names: tuple[str, ...]) -> bool:
 
 
 def _may_hold(ctx: FileContext, value: ast.expr, names: tuple[str, ...], depth: int) -> bool:
+    if isinstance(value, ast.IfExp):
+        return _may_hold(ctx, value.body, names, depth) or _may_hold(ctx, value.orelse, names, depth)
     if isinstance(value, ast.Dict):
         return any(k is None or not isinstance(k, ast.Constant) or k.value in names for k in value.keys)
     spread = key_of(value) if isinstance(value, ast.Name) else None
