@@ -136,36 +136,64 @@ def _output_of(ctx: FileContext, scope: ast.AST, expr: ast.expr, line: int, on_d
     return None
 
 
-def _from_loader(ctx: FileContext, analysis, scope: ast.AST, name: str, line: int, depth: int) -> bool:
-    """Whether ``name`` at ``line`` holds (a part of) a batch as a DataLoader of the file loads it, on the CPU."""
+def _from_loader(ctx: FileContext, analysis, scope: ast.AST, name: str, line: int, depth: int) -> str | None:
+    """Where ``name`` at ``line`` got a tensor on the CPU: "loaded" for (a part of) a batch as a DataLoader of the file
+    hands it out, "built" for a tensor made on the CPU (``torch.LongTensor([...])``, ``torch.from_numpy(a)``); else None."""
     if depth > 6:
-        return False
+        return None
     found = _value(ctx, scope, name, line)
     if found is None:
-        return False
+        return None
     at, value = found
     if isinstance(value, (ast.For, ast.AsyncFor)):
         keys = {f.iter_key for f in analysis.frames if f.node is value and f.iter_key}
-        return _cpu_loaders(ctx, keys)
+        return "loaded" if _cpu_loaders(ctx, keys) else None
     if isinstance(value, Element):
         value = value.value
     if not isinstance(value, ast.expr):
-        return False
+        return None
     value = _through_keepers(value)
     if isinstance(value, ast.Subscript):
         value = value.value
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "Variable" and value.args:
+    if isinstance(value, ast.Call) and (ctx.call_name(value) or "").startswith("torch") \
+            and (ctx.call_name(value) or "").endswith(".Variable") and value.args:
         value = _through_keepers(value.args[0])  # `Variable(x)` (before PyTorch 0.4) wraps the tensor where it is
+    if isinstance(value, ast.Call) and _built_on_cpu(ctx, value):
+        return "built"
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" and value.args \
             and isinstance(value.args[0], ast.Name):
         it = _value(ctx, scope, value.args[0].id, at)  # `images, labels = next(data_iter)` after `data_iter = iter(loader)`
         source = it[1] if it is not None else None
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "iter" and source.args:
-            return _cpu_loaders(ctx, {key_of(source.args[0])})
-        return False
+            return "loaded" if _cpu_loaders(ctx, {key_of(source.args[0])}) else None
+        return None
     if isinstance(value, ast.Name):
         return _from_loader(ctx, analysis, scope, value.id, at, depth + 1)
-    return False
+    return None
+
+
+_LEGACY = {"LongTensor", "FloatTensor", "DoubleTensor", "IntTensor", "ByteTensor", "BoolTensor", "HalfTensor", "Tensor", "tensor"}
+_FACTORIES = {"zeros", "ones", "randn", "rand", "randint", "arange", "empty", "full", "eye", "linspace"}
+
+
+def _built_on_cpu(ctx: FileContext, call: ast.Call) -> bool:
+    """``torch.LongTensor([...])``, ``torch.tensor([...])``, ``torch.from_numpy(a)``, ``torch.zeros(3, 4)``: a new
+    tensor on the CPU (no ``device=``; none of ``set_default_device``, ``set_default_tensor_type``, ``with torch.device``
+    in the file, which would place it elsewhere)."""
+    qual = ctx.call_name(call) or ""
+    head, _, last = qual.rpartition(".")
+    if head != "torch" or kwarg(call, "device") is not None or _default_device(ctx):
+        return False
+    if last in _LEGACY:  # of data (a tensor given to `torch.tensor` keeps its device)
+        return bool(call.args) and isinstance(call.args[0], (ast.List, ast.ListComp, ast.Tuple, ast.Constant))
+    return last == "from_numpy" or last in _FACTORIES
+
+
+def _default_device(ctx: FileContext) -> bool:
+    if "set_default_device" in ctx.source or "set_default_tensor_type" in ctx.source:
+        return True
+    return any(isinstance(n, (ast.With, ast.AsyncWith)) and any(isinstance(i.context_expr, ast.Call)
+               and (ctx.call_name(i.context_expr) or "") == "torch.device" for i in n.items) for n in ctx.nodes)
 
 
 def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
@@ -294,6 +322,7 @@ def _cpu(ctx: FileContext, target: ast.expr | None) -> bool:
 def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     """Keys of the models moved to a device, with the ids of the scopes that move them (-> the first line that does)."""
     keys: dict[str, dict[int, int]] = {}
+    back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
     owner = {id(n): scope for scope, members in ((s, ctx.scope_members.get(id(s), [])) for s in
              [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())])
              for n in members}
@@ -303,15 +332,18 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
             call, key = node.value, key_of(node.targets[0])
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
             call, key = node.value, key_of(node.value.func.value)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.Assign, ast.Expr)) and isinstance(node.value, ast.Call) and method_name(node.value) == "cpu":
+            back.add(key_of(node.value.func.value) or "")  # type: ignore[attr-defined]
         if call is None or key is None or not ctx.is_model(key):
             continue
         target = call.args[0] if call.args else kwarg(call, "device")
         if _cpu(ctx, target):
+            back.add(key)
             continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
         where = keys.setdefault(key, {})
         scope = id(owner.get(id(node), ctx.tree))
         where[scope] = min(where.get(scope, node.lineno), node.lineno)
-    return keys
+    return {key: where for key, where in keys.items() if key not in back}
 
 
 def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Name) -> bool:
