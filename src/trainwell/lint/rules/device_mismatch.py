@@ -25,6 +25,8 @@ from trainwell.diagnostic import Finding
 
 CODE = "TW403"
 _MOVES = {"to", "cuda"}
+_ORIGINS = {"loaded": "comes from the batch as loaded", "built": "is a tensor built on the CPU",
+            "parameter": "is an entry of the batch left as it came while other entries are moved"}
 # tensor methods whose result lives on the device of the tensor they are called on
 _KEEP_DEVICE = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous", "detach",
                 "float", "long", "int", "double", "half", "bool", "clone", "t", "view_as", "reshape_as", "squeeze_",
@@ -53,18 +55,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if not _places_nothing(ctx, forward.key):
             continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
-        unmoved = [(arg, base) for arg in forward.node.args  # type: ignore[attr-defined]
+        unmoved = [(arg, base, origin) for arg in forward.node.args  # type: ignore[attr-defined]
                    for base in [arg.value if isinstance(arg, ast.Subscript) else arg]
-                   if isinstance(base, ast.Name) and _unmoved(ctx, analysis, forward.scope, forward.line, base)]
+                   if isinstance(base, ast.Name) for origin in [_unmoved(ctx, analysis, forward.scope, forward.line, base)] if origin]
         if not unmoved:
             continue
-        arg, base = unmoved[0]
+        arg, base, origin = unmoved[0]
         reported.add(id(forward.node))
         yield ctx.finding(
             CODE, forward.node,
-            f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` comes from the batch "
-            "as loaded (on the CPU): on a GPU this fails with a device mismatch.",
-            f"Move the batch first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)` (or in the DataLoader's collate_fn).",
+            f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` {_ORIGINS[origin]} "
+            "(on the CPU): on a GPU this fails with a device mismatch.",
+            f"Move it first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`"
+            + (" (or in the DataLoader's collate_fn)." if origin == "loaded" else "."),
         )
     if not on_device:
         return
@@ -75,13 +78,14 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if _output_of(ctx, scope, first, call.lineno, on_device) is None:
             continue
         base = _through_keepers(target)
-        if not isinstance(base, ast.Name) or not _from_loader(ctx, analysis, scope, base.id, call.lineno, 0):
+        origin = _from_loader(ctx, analysis, scope, base.id, call.lineno, 0) if isinstance(base, ast.Name) else None
+        if origin is None:
             continue
         reported.add(id(call))
         yield ctx.finding(
             CODE, call,
-            f"`{ctx.snippet(call)}`: the output of the model is on its device but the target `{ctx.snippet(target)}` comes "
-            "from the batch as loaded (on the CPU): on a GPU this fails with a device mismatch.",
+            f"`{ctx.snippet(call)}`: the output of the model is on its device but the target `{ctx.snippet(target)}` "
+            f"{_ORIGINS[origin]} (on the CPU): on a GPU this fails with a device mismatch.",
             f"Move the labels too, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`.",
         )
 
@@ -107,11 +111,31 @@ def _through_keepers(node: ast.expr) -> ast.expr:
 
 
 def _value(ctx: FileContext, scope: ast.AST, name: str, line: int) -> tuple[int, ast.AST] | None:
-    """The one value assigned to ``name`` that reaches ``line`` (by position), with its line."""
+    """The one value assigned to ``name`` that reaches ``line`` (the latest by position), with its line; None when
+    that assignment sits in a branch or loop that does not hold ``line`` (`if use_gpu: x = x.cuda()`): another value
+    may reach too."""
     before = [(at, value) for at, value in definitions(ctx, scope).get(name, []) if at < line]
     if not before or isinstance(before[-1][1], ast.AugAssign):
         return None
-    return before[-1]
+    at, value = before[-1]
+    parents = _parents(ctx)
+    node = parents.get(id(value.value if isinstance(value, Element) else value))
+    while node is not None and node is not scope:
+        if isinstance(node, _BRANCHES) and not (node.lineno <= line <= (node.end_lineno or node.lineno)):  # type: ignore[attr-defined]
+            return None
+        node = parents.get(id(node))
+    return at, value
+
+
+_BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandler, ast.match_case, ast.IfExp)
+
+
+def _parents(ctx: FileContext) -> dict[int, ast.AST]:
+    cached = ctx.__dict__.get("_tw403_parents")
+    if cached is None:
+        cached = {id(child): node for node in ast.walk(ctx.tree) for child in ast.iter_child_nodes(node)}
+        ctx.__dict__["_tw403_parents"] = cached
+    return cached
 
 
 def _output_of(ctx: FileContext, scope: ast.AST, expr: ast.expr, line: int, on_device: dict[int, ev.Event], depth: int = 0) -> ev.Event | None:
@@ -258,10 +282,22 @@ def _places(ctx: FileContext, expr: ast.expr, depth: int) -> bool:
             if cls is not None and _moves_tensors(cls):
                 return True
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            values = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == node.id]
-            if any(_places(ctx, v, depth + 1) for v in values):
+            if any(_places(ctx, v, depth + 1) for v in _assigned(ctx, node.id)):
                 return True
     return False
+
+
+def _assigned(ctx: FileContext, name: str) -> list[ast.expr]:
+    """The values assigned to ``name`` anywhere in the file (``X, Y = a.to(d), b``: the element of X)."""
+    values = []
+    for a in ctx.assigns:
+        for target in a.targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                values.append(a.value)
+            elif isinstance(target, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Name) and e.id == name for e in target.elts):
+                same = isinstance(a.value, (ast.Tuple, ast.List)) and len(a.value.elts) == len(target.elts)
+                values += [v for e, v in zip(target.elts, a.value.elts) if isinstance(e, ast.Name) and e.id == name] if same else [a.value]  # type: ignore[attr-defined]
+    return values
 
 
 def _moves_tensors(cls: ast.ClassDef) -> bool:
@@ -346,13 +382,16 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     return {key: where for key, where in keys.items() if key not in back}
 
 
-def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Name) -> bool:
-    if _from_loader(ctx, analysis, scope, name.id, line, 0):
-        return True
+def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Name) -> str | None:
+    """Where the input ``name`` got its tensor on the CPU ("loaded", "built", or "parameter": a batch parameter of
+    which the function moves other entries), else None."""
+    origin = _from_loader(ctx, analysis, scope, name.id, line, 0)
+    if origin is not None:
+        return origin
     if any(at < line for at, _ in definitions(ctx, scope).get(name.id, [])) or scope is ctx.tree:
-        return False
+        return None
     params = {a.arg for a in scope.args.args}  # type: ignore[attr-defined]
     if name.id not in params:
-        return False
-    return any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
-               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, scope))  # type: ignore[attr-defined]
+        return None
+    return "parameter" if any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
+               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, scope)) else None  # type: ignore[attr-defined]
