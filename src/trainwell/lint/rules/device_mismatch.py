@@ -232,7 +232,7 @@ def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
         if any(a.value is not call and key_of(a.targets[0]) == key for a in ctx.assigns if len(a.targets) == 1):
             return False  # also rebuilt or wrapped (`accelerator.prepare(loader)`): it may place the batches
         dataset = call.args[0] if call.args else kwarg(call, "dataset")  # type: ignore[union-attr]
-        if dataset is None or _places(ctx, dataset, 0):
+        if dataset is None or _places(ctx, _scope_of(ctx, call), dataset, 0):
             return False
     return True
 
@@ -265,7 +265,7 @@ def _may_hold(ctx: FileContext, value: ast.expr, names: tuple[str, ...], depth: 
     return not values or any(_may_hold(ctx, v, names, depth + 1) for v in values)
 
 
-def _places(ctx: FileContext, expr: ast.expr, depth: int) -> bool:
+def _places(ctx: FileContext, scope: ast.AST, expr: ast.expr, depth: int) -> bool:
     """Whether building ``expr`` (a dataset) may put tensors on a device: a ``.to()`` / ``.cuda()`` or a ``device=``
     on the way, or a dataset class of the project that moves tensors."""
     if depth > 3:
@@ -282,22 +282,31 @@ def _places(ctx: FileContext, expr: ast.expr, depth: int) -> bool:
             if cls is not None and _moves_tensors(cls):
                 return True
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if any(_places(ctx, v, depth + 1) for v in _assigned(ctx, node.id)):
+            if any(_places(ctx, scope, v, depth + 1) for v in _assigned(ctx, scope, node.id)):
                 return True
     return False
 
 
-def _assigned(ctx: FileContext, name: str) -> list[ast.expr]:
-    """The values assigned to ``name`` anywhere in the file (``X, Y = a.to(d), b``: the element of X)."""
+def _assigned(ctx: FileContext, scope: ast.AST, name: str) -> list[ast.expr]:
+    """The values assigned to ``name`` in ``scope`` (else at module level, where a global comes from): for
+    ``X, Y = a.to(d), b`` the element of X."""
+    found = definitions(ctx, scope).get(name) or definitions(ctx, ctx.tree).get(name) or []
     values = []
-    for a in ctx.assigns:
-        for target in a.targets:
-            if isinstance(target, ast.Name) and target.id == name:
-                values.append(a.value)
-            elif isinstance(target, (ast.Tuple, ast.List)) and any(isinstance(e, ast.Name) and e.id == name for e in target.elts):
-                same = isinstance(a.value, (ast.Tuple, ast.List)) and len(a.value.elts) == len(target.elts)
-                values += [v for e, v in zip(target.elts, a.value.elts) if isinstance(e, ast.Name) and e.id == name] if same else [a.value]  # type: ignore[attr-defined]
+    for _, value in found:
+        value = value.value if isinstance(value, (Element, ast.AugAssign)) else value.iter if isinstance(value, (ast.For, ast.AsyncFor)) else value
+        if isinstance(value, ast.expr):
+            values.append(value)
     return values
+
+
+def _scope_of(ctx: FileContext, node: ast.AST) -> ast.AST:
+    """The function (or the module) whose own body holds ``node``."""
+    owner = ctx.__dict__.get("_tw403_owner")
+    if owner is None:
+        scopes = [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
+        owner = {id(n): scope for scope in scopes for n in ctx.scope_members.get(id(scope), [])}
+        ctx.__dict__["_tw403_owner"] = owner
+    return owner.get(id(node), ctx.tree)
 
 
 def _moves_tensors(cls: ast.ClassDef) -> bool:
@@ -359,9 +368,6 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     """Keys of the models moved to a device, with the ids of the scopes that move them (-> the first line that does)."""
     keys: dict[str, dict[int, int]] = {}
     back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
-    owner = {id(n): scope for scope, members in ((s, ctx.scope_members.get(id(s), [])) for s in
-             [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())])
-             for n in members}
     for node in ctx.nodes:
         call = None
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
@@ -377,7 +383,7 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
             back.add(key)
             continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
         where = keys.setdefault(key, {})
-        scope = id(owner.get(id(node), ctx.tree))
+        scope = id(_scope_of(ctx, node))
         where[scope] = min(where.get(scope, node.lineno), node.lineno)
     return {key: where for key, where in keys.items() if key not in back}
 
