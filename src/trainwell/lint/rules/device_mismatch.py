@@ -229,8 +229,10 @@ def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
         call = role.node  # type: ignore[union-attr]
         if _may_pass(ctx, call, ("collate_fn", "pin_memory_device")):  # type: ignore[arg-type]
             return False
-        if any(a.value is not call and key_of(a.targets[0]) == key for a in ctx.assigns if len(a.targets) == 1):
-            return False  # also rebuilt or wrapped (`accelerator.prepare(loader)`): it may place the batches
+        if any(a.value is not call and any(key_of(t) == key for target in a.targets
+                                           for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))
+               for a in ctx.assigns):
+            return False  # also rebuilt or wrapped (`loader, model = accelerator.prepare(loader, model)`): it may place the batches
         dataset = call.args[0] if call.args else kwarg(call, "dataset")  # type: ignore[union-attr]
         if dataset is None or _places(ctx, _scope_of(ctx, call), dataset, 0):
             return False
@@ -267,19 +269,20 @@ def _may_hold(ctx: FileContext, value: ast.expr, names: tuple[str, ...], depth: 
 
 def _places(ctx: FileContext, scope: ast.AST, expr: ast.expr, depth: int) -> bool:
     """Whether building ``expr`` (a dataset) may put tensors on a device: a ``.to()`` / ``.cuda()`` or a ``device=``
-    on the way, or a dataset class of the project that moves tensors."""
+    on the way, or a dataset class or factory function of the project that moves tensors."""
     if depth > 3:
         return True
     for node in ast.walk(expr):
         if isinstance(node, ast.Call):
             if method_name(node) in _MOVES or kwarg(node, "device") is not None:
                 return True
-            cls = ctx.classes.get(key_of(node.func) or "")
-            if cls is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)) \
-                    and (key_of(node.func) or "")[:1].isupper():
-                found = ctx.project.class_def(ctx, node.func)
-                cls = found[1] if found is not None else None
-            if cls is not None and _moves_tensors(cls):
+            name = key_of(node.func) or ""
+            code: ast.AST | None = ctx.classes.get(name) or ctx.functions.get(name)  # a dataset class or a factory
+            if code is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                    and not (ctx.call_name(node) or "").startswith(("torch", "numpy", "builtins")):
+                found = ctx.project.class_def(ctx, node.func) if name.rpartition(".")[2][:1].isupper() else ctx.project.function(ctx, node.func)
+                code = found[1] if found is not None else None  # type: ignore[assignment]
+            if code is not None and _moves_tensors(code):
                 return True
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if any(_places(ctx, scope, v, depth + 1) for v in _assigned(ctx, scope, node.id)):
@@ -309,8 +312,8 @@ def _scope_of(ctx: FileContext, node: ast.AST) -> ast.AST:
     return owner.get(id(node), ctx.tree)
 
 
-def _moves_tensors(cls: ast.ClassDef) -> bool:
-    return any(isinstance(n, ast.Call) and (method_name(n) in _MOVES or kwarg(n, "device") is not None) for n in ast.walk(cls))
+def _moves_tensors(code: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and (method_name(n) in _MOVES or kwarg(n, "device") is not None) for n in ast.walk(code))
 
 
 def _places_nothing(ctx: FileContext, key: str | None) -> bool:
