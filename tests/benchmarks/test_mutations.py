@@ -194,7 +194,6 @@ for step in range(100):
 '''
 # checker gaps these operators expose (benchmarks/mutations.py lists them with the real files): expected to fail until fixed
 KNOWN_GAPS = {
-    "labels-left-on-cpu": "TW403: labels left on the CPU are not checked (inputs only)",
 }
 FIXTURES = {"classifier.py": CLASSIFIER, "distributed.py": DISTRIBUTED, "sequences.py": SEQUENCES, "amp.py": AMP}
 

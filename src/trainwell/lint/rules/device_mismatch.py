@@ -1,9 +1,15 @@
 """TW403: a batch (or its labels) is not moved to the model's device.
 
-Reported on the forward call when the model was moved to a device that may be
-a GPU and the input comes straight from a DataLoader's batch (no ``.to()``, no
-reassignment, no ``collate_fn``), or from a batch parameter of which the same
-function moves other entries (``batch["labels"].to(device)``) but not this one.
+Two places are checked, once the model was moved to a device that may be a GPU:
+
+* the forward call, whose input comes from a DataLoader's batch as loaded (no ``.to()`` on the way, only
+  reshapes and casts that keep the device: ``x.view(...)``, ``x.detach()``, ``x.float()``), or from a batch
+  parameter of which the same function moves other entries (``batch["labels"].to(device)``) but not this one;
+* a torch loss (``nn.CrossEntropyLoss()`` instance, ``F.cross_entropy``) whose input is that model's output and
+  whose target comes from the batch as loaded: the output is on the device, the labels on the CPU.
+
+A batch counts as loaded on the CPU only when it comes from a DataLoader of the file without a ``collate_fn`` (nor
+``pin_memory_device``) over a dataset that places nothing on a device itself.
 """
 
 from __future__ import annotations
@@ -13,65 +19,337 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
-from trainwell.lint.dataflow import reaching, scope_nodes
+from trainwell.lint.dataflow import Element, definitions, scope_nodes
+from trainwell.lint.loss_calls import loss_calls
 from trainwell.diagnostic import Finding
 
 CODE = "TW403"
 _MOVES = {"to", "cuda"}
+_ORIGINS = {"loaded": "comes from the batch as loaded", "built": "is a tensor built on the CPU",
+            "parameter": "is an entry of the batch left as it came while other entries are moved"}
+# tensor methods whose result lives on the device of the tensor they are called on
+_KEEP_DEVICE = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous", "detach",
+                "float", "long", "int", "double", "half", "bool", "clone", "t", "view_as", "reshape_as", "squeeze_",
+                "unsqueeze_", "requires_grad_"}
+_WRAPPERS_THAT_MOVE = {"DataParallel", "DistributedDataParallel", "DDP"}  # they scatter the inputs to their devices
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    if "cuda" not in ctx.source:
+    if ".to(" not in ctx.source and ".cuda(" not in ctx.source:
         return
     moved = _moved_models(ctx)
     if not moved:
         return
     analysis = ctx.analysis
+    on_device: dict[int, ev.Event] = {}  # id of a forward call -> its event, for the model moved to a device
     for forward in (e for e in analysis.events if e.kind == ev.FORWARD):
-        if not isinstance(forward.node, ast.Call) or not forward.node.args or forward.scope is None:
+        if not isinstance(forward.node, ast.Call) or forward.scope is None:
             continue
         if not any((analysis.same(forward.key, m) or analysis.same(key_of(forward.node.func), m)) and _same_object(ctx, forward, scopes)
                    for m, scopes in moved.items()):
             continue
+        on_device.setdefault(id(forward.node), forward)
+    reported: set[int] = set()
+    for forward in (e for e in analysis.events if e.kind == ev.FORWARD and on_device.get(id(e.node)) is not None):
+        if id(forward.node) in reported or not forward.node.args:  # type: ignore[attr-defined]
+            continue
         if not _places_nothing(ctx, forward.key):
             continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
-        arg = forward.node.args[0]
-        base = arg.value if isinstance(arg, ast.Subscript) else arg
-        if not isinstance(base, ast.Name) or not _unmoved(ctx, analysis, forward, base):
+        unmoved = [(arg, base, origin) for arg in forward.node.args  # type: ignore[attr-defined]
+                   for base in [arg.value if isinstance(arg, ast.Subscript) else arg]
+                   if isinstance(base, ast.Name) for origin in [_unmoved(ctx, analysis, forward.scope, forward.line, base)] if origin]
+        if not unmoved:
             continue
+        arg, base, origin = unmoved[0]
+        reported.add(id(forward.node))
         yield ctx.finding(
             CODE, forward.node,
-            f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` comes from the batch "
-            "as loaded (on the CPU): on a GPU this fails with a device mismatch.",
-            f"Move the batch first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)` (or in the DataLoader's collate_fn).",
+            f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` {_ORIGINS[origin]} "
+            "(on the CPU): on a GPU this fails with a device mismatch.",
+            f"Move it first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`"
+            + (" (or in the DataLoader's collate_fn)." if origin == "loaded" else "."),
         )
+    if not on_device:
+        return
+    for call, _loss, first, scope in loss_calls(ctx, set(ev.FUNCTIONAL_LOSSES.values()) | _loss_classes(ctx)):
+        target = call.args[1] if len(call.args) > 1 else kwarg(call, "target")
+        if target is None or id(call) in reported or not _torch_loss(ctx, call):
+            continue
+        if _output_of(ctx, scope, first, call.lineno, on_device) is None:
+            continue
+        base = _through_keepers(target)
+        origin = _from_loader(ctx, analysis, scope, base.id, call.lineno, 0) if isinstance(base, ast.Name) else None
+        if origin is None:
+            continue
+        reported.add(id(call))
+        yield ctx.finding(
+            CODE, call,
+            f"`{ctx.snippet(call)}`: the output of the model is on its device but the target `{ctx.snippet(target)}` "
+            f"{_ORIGINS[origin]} (on the CPU): on a GPU this fails with a device mismatch.",
+            f"Move the labels too, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`.",
+        )
+
+
+def _loss_classes(ctx: FileContext) -> set[str]:
+    return {r.cls for r in ctx.roles.values() if r is not None and r.kind == "loss"}
+
+
+def _torch_loss(ctx: FileContext, call: ast.Call) -> bool:
+    """A loss of torch itself, which moves nothing: ``nn.CrossEntropyLoss()(...)``, ``F.cross_entropy(...)`` (a loss
+    class of the project may move the labels to the device of the logits)."""
+    role = ctx.role(key_of(call.func))
+    if role is not None and role.kind == "loss":
+        return isinstance(role.node, ast.Call) and (ctx.call_name(role.node) or "").startswith("torch.nn.")
+    return (ctx.call_name(call) or "").startswith("torch")
+
+
+def _through_keepers(node: ast.expr) -> ast.expr:
+    """``y.float().view(-1)`` -> ``y``: the calls whose result stays on the device of their receiver."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEP_DEVICE:
+        node = node.func.value
+    return node
+
+
+def _value(ctx: FileContext, scope: ast.AST, name: str, line: int) -> tuple[int, ast.AST] | None:
+    """The one value assigned to ``name`` that reaches ``line`` (the latest by position), with its line; None when
+    that assignment sits in a branch or loop that does not hold ``line`` (`if use_gpu: x = x.cuda()`): another value
+    may reach too."""
+    before = [(at, value) for at, value in definitions(ctx, scope).get(name, []) if at < line]
+    if not before or isinstance(before[-1][1], ast.AugAssign):
+        return None
+    at, value = before[-1]
+    parents = _parents(ctx)
+    node = parents.get(id(value.value if isinstance(value, Element) else value))
+    while node is not None and node is not scope:
+        if isinstance(node, _BRANCHES) and not (node.lineno <= line <= (node.end_lineno or node.lineno)):  # type: ignore[attr-defined]
+            return None
+        node = parents.get(id(node))
+    return at, value
+
+
+_BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandler, ast.match_case, ast.IfExp)
+
+
+def _parents(ctx: FileContext) -> dict[int, ast.AST]:
+    cached = ctx.__dict__.get("_tw403_parents")
+    if cached is None:
+        cached = {id(child): node for node in ast.walk(ctx.tree) for child in ast.iter_child_nodes(node)}
+        ctx.__dict__["_tw403_parents"] = cached
+    return cached
+
+
+def _output_of(ctx: FileContext, scope: ast.AST, expr: ast.expr, line: int, on_device: dict[int, ev.Event], depth: int = 0) -> ev.Event | None:
+    """The forward of a model on the device whose output ``expr`` is (``model(x)``, ``out = model(x)``, ``out.squeeze()``,
+    ``logits, _ = model(x)``, ``out[0]``)."""
+    if depth > 4:
+        return None
+    expr = _through_keepers(expr)
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Call):
+        return on_device.get(id(expr))
+    if isinstance(expr, ast.Name):
+        found = _value(ctx, scope, expr.id, line)
+        if found is None:
+            return None
+        at, value = found
+        if isinstance(value, Element):
+            value = value.value
+        if isinstance(value, ast.expr):
+            return _output_of(ctx, scope, value, at, on_device, depth + 1)
+    return None
+
+
+def _from_loader(ctx: FileContext, analysis, scope: ast.AST, name: str, line: int, depth: int) -> str | None:
+    """Where ``name`` at ``line`` got a tensor on the CPU: "loaded" for (a part of) a batch as a DataLoader of the file
+    hands it out, "built" for a tensor made on the CPU (``torch.LongTensor([...])``, ``torch.from_numpy(a)``); else None."""
+    if depth > 6:
+        return None
+    found = _value(ctx, scope, name, line)
+    if found is None:
+        return None
+    at, value = found
+    if isinstance(value, (ast.For, ast.AsyncFor)):
+        keys = {f.iter_key for f in analysis.frames if f.node is value and f.iter_key}
+        return "loaded" if _cpu_loaders(ctx, keys) else None
+    if isinstance(value, Element):
+        value = value.value
+    if not isinstance(value, ast.expr):
+        return None
+    value = _through_keepers(value)
+    if isinstance(value, ast.Subscript):
+        value = value.value
+    if isinstance(value, ast.Call) and (ctx.call_name(value) or "").startswith("torch") \
+            and (ctx.call_name(value) or "").endswith(".Variable") and value.args:
+        value = _through_keepers(value.args[0])  # `Variable(x)` (before PyTorch 0.4) wraps the tensor where it is
+    if isinstance(value, ast.Call) and _built_on_cpu(ctx, value):
+        return "built"
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" and value.args \
+            and isinstance(value.args[0], ast.Name):
+        it = _value(ctx, scope, value.args[0].id, at)  # `images, labels = next(data_iter)` after `data_iter = iter(loader)`
+        source = it[1] if it is not None else None
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "iter" and source.args:
+            return "loaded" if _cpu_loaders(ctx, {key_of(source.args[0])}) else None
+        return None
+    if isinstance(value, ast.Name):
+        return _from_loader(ctx, analysis, scope, value.id, at, depth + 1)
+    return None
+
+
+_LEGACY = {"LongTensor", "FloatTensor", "DoubleTensor", "IntTensor", "ByteTensor", "BoolTensor", "HalfTensor", "Tensor", "tensor"}
+_FACTORIES = {"zeros", "ones", "randn", "rand", "randint", "arange", "empty", "full", "eye", "linspace"}
+
+
+def _built_on_cpu(ctx: FileContext, call: ast.Call) -> bool:
+    """``torch.LongTensor([...])``, ``torch.tensor([...])``, ``torch.from_numpy(a)``, ``torch.zeros(3, 4)``: a new
+    tensor on the CPU (no ``device=``; none of ``set_default_device``, ``set_default_tensor_type``, ``with torch.device``
+    in the file, which would place it elsewhere)."""
+    qual = ctx.call_name(call) or ""
+    head, _, last = qual.rpartition(".")
+    if head != "torch" or kwarg(call, "device") is not None or _default_device(ctx):
+        return False
+    if last in _LEGACY:  # of data (a tensor given to `torch.tensor` keeps its device)
+        return bool(call.args) and isinstance(call.args[0], (ast.List, ast.ListComp, ast.Tuple, ast.Constant))
+    return last == "from_numpy" or last in _FACTORIES
+
+
+def _default_device(ctx: FileContext) -> bool:
+    if "set_default_device" in ctx.source or "set_default_tensor_type" in ctx.source:
+        return True
+    return any(isinstance(n, (ast.With, ast.AsyncWith)) and any(isinstance(i.context_expr, ast.Call)
+               and (ctx.call_name(i.context_expr) or "") == "torch.device" for i in n.items) for n in ctx.nodes)
+
+
+def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
+    """Whether every key is a DataLoader built in the file that hands out its batches on the CPU."""
+    roles = [ctx.role(k) for k in keys]
+    if not roles or any(r is None or r.kind != "loader" or not isinstance(r.node, ast.Call) for r in roles):
+        return False  # not a DataLoader we can see: the data may already be on the device
+    for key, role in zip(keys, roles):
+        call = role.node  # type: ignore[union-attr]
+        if _may_pass(ctx, call, ("collate_fn", "pin_memory_device")):  # type: ignore[arg-type]
+            return False
+        if any(a.value is not call and any(key_of(t) == key for target in a.targets
+                                           for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))
+               for a in ctx.assigns):
+            return False  # also rebuilt or wrapped (`loader, model = accelerator.prepare(loader, model)`): it may place the batches
+        dataset = call.args[0] if call.args else kwarg(call, "dataset")  # type: ignore[union-attr]
+        if dataset is None or _places(ctx, _scope_of(ctx, call), dataset, 0):
+            return False
+    return True
+
+
+def _may_pass(ctx: FileContext, call: ast.Call, names: tuple[str, ...]) -> bool:
+    """Whether ``call`` may receive one of the keyword arguments ``names``: written out, or in a ``**kwargs`` spread
+    that is not made of dict literals of the file without them (``kw = {...}``, ``kw.update(other)``)."""
+    for keyword in call.keywords:
+        if keyword.arg in names or (keyword.arg is None and _may_hold(ctx, keyword.value, names, 0)):
+            return True
+    return False
+
+
+def _may_hold(ctx: FileContext, value: ast.expr, names: tuple[str, ...], depth: int) -> bool:
+    if isinstance(value, ast.IfExp):
+        return _may_hold(ctx, value.body, names, depth) or _may_hold(ctx, value.orelse, names, depth)
+    if isinstance(value, ast.Dict):
+        return any(k is None or not isinstance(k, ast.Constant) or k.value in names for k in value.keys)
+    spread = key_of(value) if isinstance(value, ast.Name) else None
+    if spread is None or depth > 3:
+        return True
+    values: list[ast.expr] = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == spread]
+    for node in ctx.calls:
+        if isinstance(node.func, ast.Attribute) and key_of(node.func.value) == spread and node.func.attr != "get":
+            if node.func.attr != "update" or len(node.args) != 1 or node.keywords:
+                return True  # `kw["collate_fn"] = ...` spelled as a call, `kw.setdefault(...)`, `kw.update(a=...)`
+            values.append(node.args[0])
+    if any(isinstance(t, ast.Subscript) and key_of(t.value) == spread for a in ctx.assigns for t in a.targets):
+        return True
+    return not values or any(_may_hold(ctx, v, names, depth + 1) for v in values)
+
+
+def _places(ctx: FileContext, scope: ast.AST, expr: ast.expr, depth: int) -> bool:
+    """Whether building ``expr`` (a dataset) may put tensors on a device: a ``.to()`` / ``.cuda()`` or a ``device=``
+    on the way, or a dataset class or factory function of the project that moves tensors."""
+    if depth > 3:
+        return True
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call):
+            if method_name(node) in _MOVES or kwarg(node, "device") is not None:
+                return True
+            name = key_of(node.func) or ""
+            code: ast.AST | None = ctx.classes.get(name) or ctx.functions.get(name)  # a dataset class or a factory
+            if code is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                    and not (ctx.call_name(node) or "").startswith(("torch", "numpy", "builtins")):
+                found = ctx.project.class_def(ctx, node.func) if name.rpartition(".")[2][:1].isupper() else ctx.project.function(ctx, node.func)
+                code = found[1] if found is not None else None  # type: ignore[assignment]
+            if code is not None and _moves_tensors(code):
+                return True
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if any(_places(ctx, scope, v, depth + 1) for v in _assigned(ctx, scope, node.id)):
+                return True
+    return False
+
+
+def _assigned(ctx: FileContext, scope: ast.AST, name: str) -> list[ast.expr]:
+    """The values assigned to ``name`` in ``scope`` (else at module level, where a global comes from): for
+    ``X, Y = a.to(d), b`` the element of X."""
+    found = definitions(ctx, scope).get(name) or definitions(ctx, ctx.tree).get(name) or []
+    values = []
+    for _, value in found:
+        value = value.value if isinstance(value, (Element, ast.AugAssign)) else value.iter if isinstance(value, (ast.For, ast.AsyncFor)) else value
+        if isinstance(value, ast.expr):
+            values.append(value)
+    return values
+
+
+def _scope_of(ctx: FileContext, node: ast.AST) -> ast.AST:
+    """The function (or the module) whose own body holds ``node``."""
+    owner = ctx.__dict__.get("_tw403_owner")
+    if owner is None:
+        scopes = [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
+        owner = {id(n): scope for scope in scopes for n in ctx.scope_members.get(id(scope), [])}
+        ctx.__dict__["_tw403_owner"] = owner
+    return owner.get(id(node), ctx.tree)
+
+
+def _moves_tensors(code: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and (method_name(n) in _MOVES or kwarg(n, "device") is not None) for n in ast.walk(code))
 
 
 def _places_nothing(ctx: FileContext, key: str | None) -> bool:
     """Whether the model under ``key`` is known to leave its inputs where they are: built here from a torch or
-    torchvision class, or from a local class whose code never moves a tensor."""
+    torchvision class, or from a class of the project whose code never moves a tensor; not wrapped in
+    ``DataParallel`` / ``DistributedDataParallel`` (which scatter the inputs to the devices)."""
     role = ctx.role(key)
     if role is not None and role.node is None:  # known from usage only: follow `self.model = model.to(device)`
         sources = [ctx.role(key_of(strip_identity(a.value))) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
         role = sources[0] if len(sources) == 1 else None
     if role is None or role.kind != "model" or not isinstance(role.node, ast.Call):
         return False
+    if any((ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in _WRAPPERS_THAT_MOVE
+           for n in ctx.calls if n.args and any(key_of(strip_identity(a)) == key for a in n.args)):
+        return False
     qual = ctx.call_name(role.node) or ""
     if qual.startswith(("torch.nn.", "torchvision.models.")):
         return True
     cls = ctx.classes.get(role.cls)
+    if cls is None and "home" in role.info:
+        cls = role.info["home"].classes.get(role.cls)
     return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
 
 
 def _same_object(ctx: FileContext, forward: ev.Event, scopes: dict[int, int]) -> bool:
     """Keys are file-wide, objects are not: the move must be in the forward's own function, or (for ``self.model``)
     in a method of the same class; a module-level move reaches the module-level code below it and the helpers that
-    code calls (a later notebook cell's `model.to(device)` never reaches an earlier cell's loop)."""
+    code calls (a later notebook cell's `model.to(device)` never reaches an earlier cell's loop); a move in a function
+    reaches the helpers it calls after the move."""
     module = scopes.get(id(ctx.tree))
     if module is not None and (forward.sites[0].caller is ctx.tree if forward.sites else forward.scope is ctx.tree):
         return module < forward.entry_line
     if id(forward.scope) in scopes:
         return True
+    if any(id(site.caller) in scopes and scopes[id(site.caller)] < site.call.lineno for site in forward.sites):
+        return True  # `train(model, ...)` called by the function that moved the model, after the move
     if module is not None and forward.subst:
         return True
     if (forward.key or "").startswith("self."):
@@ -92,39 +370,37 @@ def _cpu(ctx: FileContext, target: ast.expr | None) -> bool:
 def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     """Keys of the models moved to a device, with the ids of the scopes that move them (-> the first line that does)."""
     keys: dict[str, dict[int, int]] = {}
-    owner = {id(n): scope for scope, members in ((s, ctx.scope_members.get(id(s), [])) for s in
-             [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())])
-             for n in members}
+    back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
     for node in ctx.nodes:
         call = None
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
             call, key = node.value, key_of(node.targets[0])
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
             call, key = node.value, key_of(node.value.func.value)  # type: ignore[attr-defined]
+        elif isinstance(node, (ast.Assign, ast.Expr)) and isinstance(node.value, ast.Call) and method_name(node.value) == "cpu":
+            back.add(key_of(node.value.func.value) or "")  # type: ignore[attr-defined]
         if call is None or key is None or not ctx.is_model(key):
             continue
         target = call.args[0] if call.args else kwarg(call, "device")
         if _cpu(ctx, target):
+            back.add(key)
             continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
         where = keys.setdefault(key, {})
-        scope = id(owner.get(id(node), ctx.tree))
+        scope = id(_scope_of(ctx, node))
         where[scope] = min(where.get(scope, node.lineno), node.lineno)
-    return keys
+    return {key: where for key, where in keys.items() if key not in back}
 
 
-def _unmoved(ctx: FileContext, analysis, forward: ev.Event, name: ast.Name) -> bool:
-    values = reaching(ctx, forward.scope, name.id, forward.line)
-    if len(values) == 1 and isinstance(values[0], (ast.For, ast.AsyncFor)):
-        loop = values[0]
-        keys = {f.iter_key for f in analysis.frames if f.node is loop and f.iter_key}
-        roles = [ctx.role(k) for k in keys]
-        if not roles or any(r is None or r.kind != "loader" or not isinstance(r.node, ast.Call) for r in roles):
-            return False  # not a DataLoader we can see: the data may already be on the device
-        return all(kwarg(r.node, "collate_fn") is None and kwarg(r.node, "pin_memory_device") is None for r in roles)  # type: ignore[union-attr]
-    if values or forward.scope is ctx.tree:
-        return False
-    params = {a.arg for a in forward.scope.args.args}  # type: ignore[attr-defined]
+def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Name) -> str | None:
+    """Where the input ``name`` got its tensor on the CPU ("loaded", "built", or "parameter": a batch parameter of
+    which the function moves other entries), else None."""
+    origin = _from_loader(ctx, analysis, scope, name.id, line, 0)
+    if origin is not None:
+        return origin
+    if any(at < line for at, _ in definitions(ctx, scope).get(name.id, [])) or scope is ctx.tree:
+        return None
+    params = {a.arg for a in scope.args.args}  # type: ignore[attr-defined]
     if name.id not in params:
-        return False
-    return any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
-               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, forward.scope))  # type: ignore[attr-defined]
+        return None
+    return "parameter" if any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
+               and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, scope)) else None  # type: ignore[attr-defined]
