@@ -214,6 +214,52 @@ class RoleIndex:
                 opt = key_of(node.args[0])
                 if opt and opt not in roles:
                     roles[opt] = Role("optimizer", None, "")
+        self._optimizers_from_usage(roles)
+
+    def _optimizers_from_usage(self, roles: dict[str, Role]) -> None:
+        """Optimizers however they were built (a factory, ``model.configure_optimizers()``, a parameter of a helper),
+        known from what is done with them: the first argument of an LR scheduler's constructor (``StepLR(opt, ...)``
+        takes nothing else), and a key that is both cleared and stepped (``opt.zero_grad()`` and ``opt.step()``:
+        no other PyTorch object has both); then the loop variables over a list of optimizers (``for net, opt in
+        zip(nets, optimizers)``), and the parameters of the helpers they are passed to."""
+        found: list[str] = []
+        for role in list(roles.values()):
+            if role.kind == "scheduler" and isinstance(role.node, ast.Call) and role.cls != "ChainedScheduler":
+                first = role.node.args[0] if role.node.args else kwarg(role.node, "optimizer")
+                found.append(key_of(strip_identity(first)) if first is not None else None)  # type: ignore[arg-type]
+        cleared, stepped, called = set(), set(), set()
+        for node in self.calls:
+            name = method_name(node)
+            if name in ("zero_grad", "step"):
+                (cleared if name == "zero_grad" else stepped).add(key_of(node.func.value))  # type: ignore[union-attr]
+            called.add(key_of(node.func))
+        instances = getattr(self, "instances", {})
+        found += [k for k in cleared & stepped if k not in called and k not in instances]
+        for key in found:
+            if key and key not in roles:
+                roles[key] = Role("optimizer", None, "")
+        for loop in (n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor))):
+            for target, iterable in _loop_pairs(loop.target, loop.iter):
+                key = key_of(target)
+                if key and key not in roles and self._holds_optimizers(iterable, roles):
+                    roles[key] = Role("optimizer", None, "")
+                    found.append(key)
+        if found:
+            self._roles_from_arguments(roles)
+
+    def _holds_optimizers(self, iterable: ast.expr, roles: dict[str, Role]) -> bool:
+        """Whether ``iterable`` is a list (or tuple) whose every element is an optimizer: a literal of optimizer keys or
+        constructors, a comprehension that builds one per item, or a name every assignment of which is such a list."""
+        def optimizer(value: ast.expr) -> bool:
+            role = self.classify(value) or roles.get(key_of(strip_identity(value)) or "")
+            return role is not None and role.kind == "optimizer"
+        if isinstance(iterable, (ast.List, ast.Tuple)):
+            return bool(iterable.elts) and all(optimizer(e) for e in iterable.elts)
+        if isinstance(iterable, ast.ListComp):
+            return optimizer(iterable.elt)
+        name = key_of(iterable)
+        values = [a.value for a in self.assigns if name and len(a.targets) == 1 and key_of(a.targets[0]) == name]
+        return bool(values) and all(isinstance(v, (ast.List, ast.Tuple, ast.ListComp)) and self._holds_optimizers(v, roles) for v in values)
 
     @cached_property
     def instances(self) -> dict[str, str]:
@@ -319,3 +365,16 @@ def _timm_has_batch_norm(call: ast.Call) -> bool:
     """Whether ``timm.create_model("resnet50", ...)`` names a family built of BatchNorm layers (train/eval matters)."""
     name = call.args[0] if call.args else kwarg(call, "model_name")
     return isinstance(name, ast.Constant) and isinstance(name.value, str) and _TIMM_BATCH_NORM.match(name.value.split(".")[0]) is not None
+
+
+def _loop_pairs(target: ast.expr, iterable: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """(loop variable, the iterable its values come from): ``for a, b in zip(A, B)`` -> (a, A), (b, B); ``for i, a in
+    enumerate(A)`` -> (a, A); ``for a in A`` -> (a, A)."""
+    name = (key_of(iterable.func) or "").rsplit(".", 1)[-1] if isinstance(iterable, ast.Call) else ""
+    if name == "enumerate" and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:  # type: ignore[union-attr]
+        return _loop_pairs(target.elts[1], iterable.args[0])  # type: ignore[union-attr]
+    if name == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args):  # type: ignore[union-attr]
+        return [pair for t, i in zip(target.elts, iterable.args) for pair in _loop_pairs(t, i)]  # type: ignore[union-attr]
+    if name in ("tqdm", "iter", "list", "tuple") and iterable.args:  # type: ignore[union-attr]
+        return _loop_pairs(target, iterable.args[0])  # type: ignore[union-attr]
+    return [(target, iterable)] if not isinstance(target, (ast.Tuple, ast.List)) else []

@@ -16,13 +16,14 @@ REQUIRES = TRAINING
 def check(ctx: FileContext) -> Iterator[Finding]:
     analysis = ctx.analysis
     for frame in analysis.step_frames:
-        if frame.of(ev.ESCAPE):
-            continue  # the optimizer or model goes into code we cannot see: it may clear them there
+        escapes = frame.of(ev.ESCAPE)
         zeros = frame.of(ev.ZERO_GRAD)
         backwards = [b for b in frame.of(ev.BACKWARD) if b.grad is not False]
         for step in frame.of(ev.STEP):
             if step.key is None or any(analysis.zeroes(z.key, step.key) for z in zeros):
                 continue
+            if any(not _rarer(e, step) for e in escapes):
+                continue  # the optimizer or model goes into code we cannot see wherever it steps: it may clear them there
             before = [b for b in backwards if b.seq < step.seq] or backwards
             if not before:
                 continue
@@ -34,3 +35,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 f"cleared inside this loop (line {frame.node.lineno}), so `{opt}` at line {step.line} applies their sum.",
                 f"Call `{step.key}.zero_grad()` once per optimizer step, before `backward()` (or right after the step).",
             )
+
+
+def _rarer(escape: ev.Event, step: ev.Event) -> bool:
+    """Whether ``escape`` sits in an ``if`` branch (``if step % k == 0:``, ``if fp16:``) that ``step`` is not in: some
+    steps run without it, and what it may clear cannot clear the gradients of those."""
+    return any(cond not in step.conds for cond in escape.conds)
