@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint import events as ev
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import trains
@@ -31,7 +32,7 @@ _DRAWS = {"randn", "rand", "randint", "randperm", "normal", "bernoulli", "multin
 def check(ctx: FileContext) -> Iterator[Finding]:
     if "torch" not in ctx.source or _says_seed(ctx):
         return
-    training = [f for f in ctx.analysis.frames if f.kind == "loop" and trains(f) and _root(f).node is ctx.tree]
+    training = [f for f in ctx.analysis.frames if f.kind == "loop" and _trains(ctx, f) and _root(f).node is ctx.tree]
     if not training:
         return  # a library or a model definition: only a program that trains has a run to replay
     if ctx.project is not None and ctx.project.mentions(ctx, ("seed",)):
@@ -48,6 +49,21 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         "Call torch.manual_seed(seed) (and random.seed / numpy.random.seed where they are used) at the start of the "
         "program, with the seed read from the config or the command line.",
     )
+
+
+def _trains(ctx: FileContext, frame: Frame) -> bool:
+    """A loop whose iteration runs backward and an optimizer step, or steps with a closure that runs backward
+    (``optimizer.step(closure)``, LBFGS)."""
+    return trains(frame) or any(_closure_backward(ctx, e.node) for e in frame.of(ev.STEP))
+
+
+def _closure_backward(ctx: FileContext, call: ast.AST) -> bool:
+    if not isinstance(call, ast.Call):
+        return False
+    closure = call.args[0] if call.args else kwarg(call, "closure")
+    name = closure.id if isinstance(closure, ast.Name) else None
+    defs = [n for n in ctx.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return len(defs) == 1 and any(method_name(n) == "backward" for n in ast.walk(defs[0]))
 
 
 def _says_seed(ctx: FileContext) -> bool:
