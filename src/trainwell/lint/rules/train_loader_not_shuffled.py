@@ -147,7 +147,7 @@ def _spread_keys(ctx: FileContext, call: ast.Call) -> set[str] | None:
         if name is None:
             return None
         values = [a.value for a in ctx.assigns if any(key_of(t) == name for t in a.targets)]
-        if not values or any(_changed(node, name) for node in ctx.nodes):
+        if not values or any(_changed(node, name) or _bound_otherwise(node, name) for node in ctx.nodes):
             return None
         for value in values:
             written = _dict_keys(value)
@@ -168,6 +168,17 @@ def _dict_keys(value: ast.expr) -> set[str] | None:
     if isinstance(value, ast.Call) and key_of(value.func) == "dict" and not value.args:
         return None if any(k.arg is None for k in value.keywords) else {k.arg for k in value.keywords}  # type: ignore[misc]
     return None
+
+
+def _bound_otherwise(node: ast.AST, name: str) -> bool:
+    """``def make(**kwargs)``, ``for kwargs in settings``, ``with ... as kwargs``: the name also holds values the
+    file does not write as a dict."""
+    if isinstance(node, ast.arg):
+        return node.arg == name
+    targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor, ast.AnnAssign, ast.AugAssign)) else \
+        [i.optional_vars for i in node.items if i.optional_vars is not None] if isinstance(node, (ast.With, ast.AsyncWith)) else \
+        [t for t in node.targets if not isinstance(t, (ast.Name, ast.Attribute))] if isinstance(node, ast.Assign) else []
+    return any(key_of(n) == name for t in targets for n in ast.walk(t))
 
 
 def _changed(node: ast.AST, name: str) -> bool:
