@@ -18,7 +18,8 @@ import ast
 from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
-from trainwell.lint.context import FileContext, key_of, kwarg
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint import events as ev
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import trains
@@ -31,7 +32,7 @@ _DRAWS = {"randn", "rand", "randint", "randperm", "normal", "bernoulli", "multin
 def check(ctx: FileContext) -> Iterator[Finding]:
     if "torch" not in ctx.source or _says_seed(ctx):
         return
-    training = [f for f in ctx.analysis.frames if f.kind == "loop" and trains(f) and _root(f).node is ctx.tree]
+    training = [f for f in ctx.analysis.frames if f.kind == "loop" and _trains(ctx, f) and _root(f).node is ctx.tree]
     if not training:
         return  # a library or a model definition: only a program that trains has a run to replay
     if ctx.project is not None and ctx.project.mentions(ctx, ("seed",)):
@@ -50,29 +51,160 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     )
 
 
+def _trains(ctx: FileContext, frame: Frame) -> bool:
+    """A loop whose iteration runs backward and an optimizer step, or steps with a closure that runs backward
+    (``optimizer.step(closure)``, LBFGS)."""
+    return trains(frame) or any(_closure_backward(ctx, e.node) for e in frame.of(ev.STEP))
+
+
+def _closure_backward(ctx: FileContext, call: ast.AST) -> bool:
+    if not isinstance(call, ast.Call):
+        return False
+    closure = call.args[0] if call.args else kwarg(call, "closure")
+    name = closure.id if isinstance(closure, ast.Name) else None
+    defs = [n for n in ctx.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    return len(defs) == 1 and any(method_name(n) == "backward" for n in ast.walk(defs[0]))
+
+
 def _says_seed(ctx: FileContext) -> bool:
-    """Whether a name, attribute, keyword, import or string of the code (not a docstring or comment) says seed."""
+    """Whether the code (not a docstring or comment) may seed torch: a call whose name says seed, other than
+    ``random.seed`` / ``numpy.random.seed`` / a gym env's ``seed``; or a seed value (a name, attribute, key or
+    keyword that says seed, or a name assigned from one) that reaches anything but a condition, a message, a
+    declaration on the command line or one of those non-torch seeders. A seed read from the config or the
+    command line that goes into an unknown call (a helper, a framework, ``Trainer(seed=...)``) counts as seeding."""
     if "seed" not in ctx.source.lower():
         return False
+    parents = {id(child): node for node in ctx.nodes for child in ast.iter_child_nodes(node)}
     docstrings = {id(n.value) for n in ctx.nodes if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-    for node in ctx.nodes:
-        if isinstance(node, ast.Name):
-            text = node.id
-        elif isinstance(node, ast.Attribute):
-            text = node.attr
-        elif isinstance(node, ast.keyword):
-            text = node.arg or ""
-        elif isinstance(node, ast.alias):
-            text = node.name + " " + (node.asname or "")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            text = node.name
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            text = node.value
-        else:
+    aliases: set[str] = set()
+    while True:
+        grown = False
+        for node in ctx.nodes:
+            if isinstance(node, ast.Call) and _seed_call(ctx, node) is True:
+                return True
+            if id(node) in docstrings or not _mentions(node, aliases):
+                continue
+            use = _use_of_seed(ctx, node, parents)
+            if use is True:
+                return True
+            if isinstance(use, set) and not use <= aliases:
+                aliases |= use
+                grown = True
+        if not grown:
+            return False
+
+
+def _mentions(node: ast.AST, aliases: set[str]) -> bool:
+    if isinstance(node, ast.Name):
+        return "seed" in node.id.lower() or node.id in aliases
+    if isinstance(node, ast.Attribute):
+        return "seed" in node.attr.lower() or key_of(node) in aliases
+    if isinstance(node, ast.keyword):
+        return "seed" in (node.arg or "").lower()
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and "seed" in node.value.lower()
+    return False  # a def, a parameter or an import that says seed: what counts is where it is called or read
+
+
+_NON_TORCH_SEEDERS = {"random.seed", "numpy.random.seed", "tensorflow.random.set_seed"}
+_NON_TORCH_GENERATORS = {"random.Random", "numpy.random.default_rng", "numpy.random.RandomState",
+                         "numpy.random.SeedSequence", "jax.random.PRNGKey", "jax.random.key"}
+_CONVERSIONS = {"int", "str", "float", "abs", "hash"}
+_MESSAGES = {"print", "info", "debug", "warning", "warn", "error", "log", "write", "format", "add_scalar", "add_text",
+             "set_postfix", "set_description"}
+
+
+def _seed_call(ctx: FileContext, call: ast.Call) -> bool | None:
+    """True for a call whose name says seed and that may seed torch; False for a seed call known not to
+    (``random.seed``, ``np.random.seed``, a gym env's ``env.seed`` / ``env.action_space.seed``); None otherwise."""
+    name = (key_of(call.func) or "").rsplit(".", 1)[-1] if key_of(call.func) else (method_name(call) or "")
+    if "seed" not in name.lower():
+        return None
+    return not _non_torch(ctx, call)
+
+
+def _env(call: ast.Call) -> bool:
+    receiver = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    return receiver is not None and any(w in receiver.lower() for w in ("env", "action_space", "observation_space"))
+
+
+def _non_torch(ctx: FileContext, call: ast.Call) -> bool:
+    """A call known not to seed torch when given a seed: another library's seeder or generator, a message, a
+    gym env's ``seed`` / ``reset(seed=...)``, the parser's ``add_argument`` that declares it."""
+    qual = ctx.call_name(call) or ""
+    last = (method_name(call) or key_of(call.func) or "").rsplit(".", 1)[-1]
+    if qual in _NON_TORCH_SEEDERS or qual in _NON_TORCH_GENERATORS:
+        return True
+    if last in ("seed", "reset") and _env(call):
+        return True
+    return last in _MESSAGES or last in ("add_argument", "set_defaults") or qual.startswith(("logging.", "warnings."))
+
+
+_BUILTINS = {"print", "vars", "str", "repr", "len", "getattr", "setattr", "hasattr", "isinstance", "dict", "pprint"}
+
+
+def _handed_over(ctx: FileContext, name: str) -> bool:
+    """Whether the namespace that holds the seed (``args`` of ``args.seed``) is passed whole to a callee this
+    file does not show (a library's ``setup(args)``), which may seed from it."""
+    local = set(ctx.functions) | set(ctx.nested_functions) | set(ctx.classes)
+    for call in ctx.calls:
+        given = [*call.args, *(k.value for k in call.keywords)]
+        given += [e for g in given if isinstance(g, (ast.Tuple, ast.List)) for e in g.elts]
+        if not any(isinstance(g, ast.Name) and g.id == name for g in given):
             continue
-        if "seed" in text.lower():
-            return True
+        callee = key_of(call.func) or ""
+        qual = ctx.call_name(call) or ""
+        if callee in local or callee.rsplit(".", 1)[-1] in _BUILTINS or qual.startswith("torch") or _non_torch(ctx, call):
+            continue
+        if ctx.project is not None and (ctx.project.function(ctx, call.func) or ctx.project.class_def(ctx, call.func)):
+            continue  # a project helper: the project's modules are read for seeds in check()
+        return True
     return False
+
+
+def _use_of_seed(ctx: FileContext, node: ast.AST, parents: dict[int, ast.AST]) -> bool | set[str]:
+    """Where a seed value goes: True when it may seed torch (an unknown call, a container, a return), the keys
+    it is assigned to (to follow), or an empty set when it only reaches a harmless place."""
+    if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+        return set()  # a definition: its reads are what count
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _handed_over(ctx, node.value.id):
+        return True
+    child = node
+    parent = parents.get(id(child))
+    while parent is not None:
+        if isinstance(parent, ast.Call):
+            if child is parent.func:
+                return set()  # `args.seed_everything(...)`: the call itself is judged by _seed_call
+            if (key_of(parent.func) or "") in _CONVERSIONS or method_name(parent) == "get":
+                child, parent = parent, parents.get(id(parent))  # `int(args.seed)`, `cfg.get("seed", 0)`
+                continue
+            return set() if _non_torch(ctx, parent) else True
+        if isinstance(parent, ast.Attribute) and child is parent.value:
+            child, parent = parent, parents.get(id(parent))  # `cfg.seed.value`: the whole chain is the value
+            continue
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.IfExp, ast.keyword, ast.Starred)) or (
+                isinstance(parent, ast.Subscript) and child is parent.slice):
+            child, parent = parent, parents.get(id(parent))  # `1337 + seed_offset`, `cfg["seed"]`, `seed=...`
+            continue
+        if isinstance(parent, ast.Subscript):
+            if isinstance(parent.ctx, ast.Store):
+                return set()
+            child, parent = parent, parents.get(id(parent))
+            continue
+        if isinstance(parent, (ast.Compare, ast.JoinedStr, ast.FormattedValue, ast.Assert)):
+            return set()  # a condition or a message: not a seed for torch
+        if isinstance(parent, (ast.If, ast.While)) and child is parent.test:
+            return set()
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if child in targets or isinstance(getattr(child, "ctx", None), ast.Store):
+                return set()  # a definition: its reads are what count
+            keys = {key_of(t) for t in targets}
+            return True if None in keys else {k for k in keys if k is not None}
+        if isinstance(parent, ast.Expr):
+            return set()  # a bare expression statement: the value goes nowhere
+        return True  # a return, a container, a default: it may reach a seeder we cannot see
+    return set()
 
 
 def _root(frame: Frame) -> Frame:
@@ -91,7 +223,38 @@ def _loads_weights(ctx: FileContext, key: str, call: ast.Call) -> bool:
     name = (key_of(call.func) or "").rsplit(".", 1)[-1]
     if name in ctx.classes:
         text += ast.unparse(ctx.classes[name])
+    text = text.replace("weights=None", "").replace("pretrained=False", "")  # torchvision's random initialisation
     return any(w in text for w in _WEIGHTS) or f"{key}.load_state_dict(" in ctx.source
+
+
+def _built_by_a_class(ctx: FileContext, key: str) -> ast.Call | None:
+    """For a model known only because an optimizer holds its parameters (its class is in a module the check does
+    not read): the constructor call the file assigns it from, ``TransformerNet().to(device)``, when every value it
+    is given is a class's (imported or local, capitalised by convention); None for a factory function or a load."""
+    values = [strip_identity(a.value) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
+    if not values or not all(isinstance(v, ast.Call) and _a_class(ctx, v) for v in values):
+        return None
+    return values[0]  # type: ignore[return-value]
+
+
+def _a_class(ctx: FileContext, call: ast.Call) -> bool:
+    name = key_of(call.func) or ""
+    head = name.partition(".")[0]
+    imported = head in ctx.imports or head in ctx.relative_imports or name in ctx.classes
+    return imported and name.rsplit(".", 1)[-1][:1].isupper()
+
+
+_RANDOM_INITS = {"normal_", "uniform_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+                 "trunc_normal_", "orthogonal_", "sparse_"}
+_IN_PLACE_DRAWS = {"normal_", "uniform_", "bernoulli_", "random_", "exponential_", "cauchy_", "log_normal_", "geometric_"}
+
+
+def _shuffles_unless_sampled(call: ast.Call) -> bool:
+    """``DataLoader(data, shuffle=(sampler is None), sampler=sampler)``: it shuffles whenever no sampler is given."""
+    shuffle, sampler = kwarg(call, "shuffle"), kwarg(call, "sampler")
+    return isinstance(shuffle, ast.Compare) and len(shuffle.ops) == 1 and isinstance(shuffle.ops[0], ast.Is) \
+        and isinstance(shuffle.comparators[0], ast.Constant) and shuffle.comparators[0].value is None \
+        and sampler is not None and key_of(shuffle.left) is not None and key_of(shuffle.left) == key_of(sampler)
 
 
 def _random_draws(ctx: FileContext) -> list[tuple[int, str, ast.AST]]:
@@ -100,15 +263,22 @@ def _random_draws(ctx: FileContext) -> list[tuple[int, str, ast.AST]]:
     in_classes = {id(n) for cls in ctx.classes.values() for n in ast.walk(cls)}
     found = []
     for key, role in ctx.roles.items():
-        if role.kind == "model" and isinstance(role.node, ast.Call) and not _loads_weights(ctx, key, role.node):
-            found.append((role.node.lineno, f"`{key}` is built with random initial weights", role.node))
+        built = role.node if isinstance(role.node, ast.Call) else _built_by_a_class(ctx, key) if role.kind == "model" else None
+        if role.kind == "model" and built is not None and not _loads_weights(ctx, key, built):
+            found.append((built.lineno, f"`{key}` is built with random initial weights", built))
         elif role.kind == "loader" and isinstance(role.node, ast.Call):
             shuffle = kwarg(role.node, "shuffle")
             if isinstance(shuffle, ast.Constant) and shuffle.value is True:
                 found.append((role.node.lineno, f"`{key}` shuffles", role.node))
+            elif _shuffles_unless_sampled(role.node):
+                found.append((role.node.lineno, f"`{key}` shuffles when it is given no sampler", role.node))
     for call in ctx.calls:
         qual = ctx.call_name(call) or ""
         last = qual.rsplit(".", 1)[-1]
-        if qual.startswith("torch") and (last in _DRAWS or last in ("Dropout", "dropout")):
+        if qual.startswith("torch") and (last in _DRAWS or last in ("Dropout", "dropout")) \
+                or qual.startswith("torch.nn.init.") and last in _RANDOM_INITS \
+                or qual.startswith("torchvision.transforms") and last.startswith("Random"):
+            found.append((call.lineno, f"`{ast.unparse(call.func)}`", call))
+        elif method_name(call) in _IN_PLACE_DRAWS:  # `model.fc.weight.data.normal_(0, 0.01)`
             found.append((call.lineno, f"`{ast.unparse(call.func)}`", call))
     return [d for d in found if id(d[2]) not in in_classes]

@@ -27,14 +27,17 @@ _SHARED = {"broadcast", "broadcast_object_list", "save", "dump", "savetxt", "to_
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    if not any(w in ctx.source for w in ("random_split", "train_test_split", "randperm", "permutation")) or _seeded_globally(ctx):
+    if not any(w in ctx.source for w in ("random_split", "train_test_split", "randperm", "permutation")):
+        return
+    seeded = _seeded_globally(ctx)
+    if seeded >= {"torch", "numpy"}:
         return
     repeated = _repeated(ctx)
     if repeated is None or _shared(ctx):
         return
     for call in ctx.calls:
         kind = _unseeded_split(ctx, call)
-        if kind is None:
+        if kind is None or ("numpy" if "train_test_split" in kind or "np.random" in kind else "torch") in seeded:
             continue
         yield ctx.finding(
             CODE, call,
@@ -45,16 +48,27 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         )
 
 
-def _seeded_globally(ctx: FileContext) -> bool:
-    """A call that seeds the global generators (``torch.manual_seed``, ``np.random.seed``, ``seed_everything``, a
-    project's ``set_seed``). ``g.manual_seed(0)`` seeds one generator: it makes only the splits given ``g`` reproducible."""
+def _seeded_globally(ctx: FileContext) -> set[str]:
+    """The global generators the file seeds: ``torch`` (``torch.manual_seed``), ``numpy`` (``np.random.seed``), or
+    both for any other call that says seed (``seed_everything``, ``transformers.set_seed``, a project's
+    ``set_seed``). ``g.manual_seed(0)`` seeds one generator: it makes only the splits given ``g`` reproducible;
+    ``torch.cuda.manual_seed``, ``random.seed`` and a gym env's ``seed`` seed no generator a split draws from."""
+    seeded: set[str] = set()
     for call in ctx.calls:
         name = (method_name(call) or key_of(call.func) or "").rsplit(".", 1)[-1]
-        if name == "manual_seed" and not (ctx.call_name(call) or "").startswith("torch."):
-            continue  # a Generator's own seed (`torch.Generator().manual_seed(0)`, `g.manual_seed(0)`)
-        if "seed" in name.lower():
-            return True
-    return False
+        qual = ctx.call_name(call) or ""
+        if "seed" not in name.lower():
+            continue
+        if qual in ("torch.manual_seed", "torch.random.manual_seed"):
+            seeded.add("torch")
+        elif qual == "numpy.random.seed":
+            seeded.add("numpy")
+        elif name == "manual_seed" or qual.startswith(("torch.cuda.", "random.", "tensorflow.")) or (
+                name == "seed" and "env" in (key_of(call.func) or "").lower()):
+            continue  # a Generator's own seed, the CUDA generators, Python's or TensorFlow's, a gym environment's
+        else:
+            seeded |= {"torch", "numpy"}
+    return seeded
 
 
 def _repeated(ctx: FileContext) -> str | None:

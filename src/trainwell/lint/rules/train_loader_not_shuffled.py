@@ -18,23 +18,87 @@ _POSITIONAL = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler")
 def check(ctx: FileContext) -> Iterator[Finding]:
     reported: set[int] = set()
     for frame in ctx.analysis.frames:
-        if frame.kind != "loop" or frame.iter_key is None or not any(b.frame is frame for b in frame.of(ev.BACKWARD)):
+        if frame.kind != "loop" or frame.iter_key is None or not any(_steps_here(ctx, b.frame, frame) for b in frame.of(ev.BACKWARD)):
             continue
         if not _repeated(frame):
             continue  # one pass over the loader: order cannot repeat between epochs
-        role = ctx.role(frame.iter_key)
-        if role is None or role.kind != "loader" or not isinstance(role.node, ast.Call) or id(role.node) in reported:
-            continue
-        call = role.node
-        if has_star_kwargs(call) or not _unshuffled(ctx, call):
-            continue
-        reported.add(id(call))
-        yield ctx.finding(
-            CODE, call,
-            f"`{ctx.snippet(call)}` feeds the training loop at line {frame.node.lineno} but does not shuffle: every epoch "
-            "sees the batches in the same order, which biases SGD (sorted or grouped data makes it much worse).",
-            "Pass shuffle=True (or a sampler such as RandomSampler / DistributedSampler) to the training DataLoader.",
-        )
+        for call in _fed_loaders(ctx, frame):
+            if id(call) in reported or not _unshuffled(ctx, call):
+                continue
+            reported.add(id(call))
+            yield _finding(ctx, call, frame)
+
+
+def _finding(ctx: FileContext, call: ast.Call, frame) -> Finding:
+    return ctx.finding(
+        CODE, call,
+        f"`{ctx.snippet(call)}` feeds the training loop at line {frame.node.lineno} but does not shuffle: every epoch "
+        "sees the batches in the same order, which biases SGD (sorted or grouped data makes it much worse).",
+        "Pass shuffle=True (or a sampler such as RandomSampler / DistributedSampler) to the training DataLoader.",
+    )
+
+
+def _loader_call(ctx: FileContext, key: str | None) -> ast.Call | None:
+    role = ctx.role(key) if key is not None else None
+    return role.node if role is not None and role.kind == "loader" and isinstance(role.node, ast.Call) else None
+
+
+def _fed_loaders(ctx: FileContext, frame) -> list[ast.Call]:
+    """The DataLoader calls whose batches the loop takes: the one it iterates; in ``zip(a, b)`` also each
+    other loader, but only when one of the zipped loaders shuffles (then the pairs are not aligned on purpose,
+    and an unshuffled partner repeats its order every epoch)."""
+    first = _loader_call(ctx, frame.iter_key)
+    found = [first] if first is not None else []
+    iterable = frame.node.iter
+    while isinstance(iterable, ast.Call) and (key_of(iterable.func) or "").rsplit(".", 1)[-1] in ("enumerate", "tqdm", "iter") and iterable.args:
+        iterable = iterable.args[0]
+    if isinstance(iterable, ast.Call) and key_of(iterable.func) == "zip" and len(iterable.args) > 1:
+        zipped = [_loader_call(ctx, key_of(a)) for a in iterable.args]
+        if all(c is not None for c in zipped) and any(_shuffles(ctx, c) for c in zipped):  # type: ignore[arg-type]
+            found += [c for c in zipped[1:] if c is not None and c is not first]
+    return found
+
+
+def _shuffles(ctx: FileContext, call: ast.Call) -> bool:
+    shuffle = _argument(call, "shuffle")
+    samplers = [_argument(call, name) for name in ("sampler", "batch_sampler")]
+    return (isinstance(shuffle, ast.Constant) and shuffle.value is True) or any(
+        s is not None and not (isinstance(s, ast.Constant) and s.value is None) for s in samplers)
+
+
+def _steps_here(ctx: FileContext, inner, frame) -> bool:
+    """Whether a backward in loop ``inner`` is a step of ``frame``'s batch: ``inner`` is ``frame``, or loops
+    nested in it over a list of models and optimizers or a ``range`` (one step per model on the same batch)."""
+    while inner is not None and inner is not frame:
+        if inner.kind != "loop" or not _over_a_list(ctx, inner.node):
+            return False
+        inner = inner.parent
+    return inner is frame
+
+
+def _over_a_list(ctx: FileContext, node: ast.AST) -> bool:
+    if not isinstance(node, (ast.For, ast.AsyncFor)):
+        return False
+    iterable = node.iter
+    while isinstance(iterable, ast.Call) and key_of(iterable.func) in ("enumerate", "zip") and iterable.args:
+        if key_of(iterable.func) == "zip":
+            return all(_a_list(ctx, a) for a in iterable.args)
+        iterable = iterable.args[0]
+    return _a_list(ctx, iterable)
+
+
+def _a_list(ctx: FileContext, node: ast.expr) -> bool:
+    """A list or tuple written here (``nets = [a, b]``, ``[make(n) for n in nets]``), or ``range(...)``."""
+    key = key_of(node)
+    if key is not None:
+        role = ctx.role(key)
+        if role is not None and role.kind == "loader":
+            return False
+        values = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
+        return bool(values) and all(isinstance(v, (ast.List, ast.Tuple, ast.ListComp)) for v in values)
+    if isinstance(node, ast.Call):
+        return key_of(node.func) == "range"
+    return isinstance(node, (ast.List, ast.Tuple, ast.ListComp))
 
 
 def _repeated(frame) -> bool:
@@ -67,12 +131,71 @@ def _epoch_loop(node: ast.AST) -> bool:
 def _argument(call: ast.Call, name: str) -> ast.expr | None:
     value = kwarg(call, name)
     index = _POSITIONAL.index(name)
-    if value is None and len(call.args) > index:
+    if value is None and len(call.args) > index and not any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
         value = call.args[index]
     return value
 
 
+def _spread_keys(ctx: FileContext, call: ast.Call) -> set[str] | None:
+    """The keys that ``**kwargs`` spreads into the call, when every value the file gives ``kwargs`` is a dict
+    written here (``{"num_workers": 1} if cuda else {}``, ``dict(batch_size=8)``) and nothing adds to it; None when unknown."""
+    keys: set[str] = set()
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    for spread in (k.value for k in call.keywords if k.arg is None):
+        name = key_of(spread)
+        if name is None:
+            return None
+        values = [a.value for a in ctx.assigns if any(key_of(t) == name for t in a.targets)]
+        if not values or any(_changed(node, name) or _bound_otherwise(node, name) for node in ctx.nodes):
+            return None
+        for value in values:
+            written = _dict_keys(value)
+            if written is None:
+                return None
+            keys |= written
+    return keys
+
+
+def _dict_keys(value: ast.expr) -> set[str] | None:
+    if isinstance(value, ast.IfExp):
+        body, orelse = _dict_keys(value.body), _dict_keys(value.orelse)
+        return None if body is None or orelse is None else body | orelse
+    if isinstance(value, ast.Dict):
+        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            return None  # a `**other` inside, or a computed key
+        return {k.value for k in value.keys}  # type: ignore[union-attr]
+    if isinstance(value, ast.Call) and key_of(value.func) == "dict" and not value.args:
+        return None if any(k.arg is None for k in value.keywords) else {k.arg for k in value.keywords}  # type: ignore[misc]
+    return None
+
+
+def _bound_otherwise(node: ast.AST, name: str) -> bool:
+    """``def make(**kwargs)``, ``for kwargs in settings``, ``with ... as kwargs``: the name also holds values the
+    file does not write as a dict."""
+    if isinstance(node, ast.arg):
+        return node.arg == name
+    targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor, ast.AnnAssign, ast.AugAssign)) else \
+        [i.optional_vars for i in node.items if i.optional_vars is not None] if isinstance(node, (ast.With, ast.AsyncWith)) else \
+        [t for t in node.targets if not isinstance(t, (ast.Name, ast.Attribute))] if isinstance(node, ast.Assign) else []
+    return any(key_of(n) == name for t in targets for n in ast.walk(t))
+
+
+def _changed(node: ast.AST, name: str) -> bool:
+    """``kwargs["shuffle"] = True``, ``kwargs.update(...)``, ``kwargs |= ...``: the dict is not only what was written."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and key_of(node.value) == name:
+        return True
+    if isinstance(node, ast.AugAssign) and key_of(node.target) == name:
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == name \
+        and node.func.attr in ("update", "setdefault", "__setitem__", "pop", "clear")
+
+
 def _unshuffled(ctx: FileContext, call: ast.Call) -> bool:
+    if has_star_kwargs(call):
+        spread = _spread_keys(ctx, call)
+        if spread is None or spread & {"dataset", "shuffle", "sampler", "batch_sampler"}:
+            return False  # what the spread gives is unknown, or it may shuffle
     for name in ("sampler", "batch_sampler"):
         value = _argument(call, name)
         if value is not None and not (isinstance(value, ast.Constant) and value.value is None):
