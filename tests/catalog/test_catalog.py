@@ -20,7 +20,7 @@ SHARED_CATALOG = REPO.parent / "shared" / "bug-catalog.md"
 
 SECTIONS = ["What it detects", "Why it is silent", "Example", "Use instead", "Fix safety", "PyTorch facts"]
 OPTIONAL_SECTIONS = ["Runtime detection"]
-MARKER = re.compile(r"#\s*(error|static|runtime):\s*(.*)$")
+MARKER = re.compile(r"#\s*(error|static|runtime):\s*(TW\d{3}(?:\s*,\s*TW\d{3})*)")
 CASE_KIND = re.compile(r"#\s*case:\s*(\S+)")
 CODE = re.compile(r"^TW\d{3}$")
 
@@ -36,10 +36,9 @@ def markers(path: Path) -> list[tuple[int, str, str]]:
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type != tokenize.COMMENT:
             continue
-        match = MARKER.search(tok.string)
-        if match:
-            for code in match.group(2).split(","):
-                found.append((tok.start[0], match.group(1), code.strip()))
+        for kind, codes in MARKER.findall(tok.string):  # `# static: TW204  # runtime: TW602`: two markers in one comment
+            for code in codes.split(","):
+                found.append((tok.start[0], kind, code.strip()))
     return found
 
 
