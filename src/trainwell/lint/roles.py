@@ -329,9 +329,13 @@ class RoleIndex:
             return True
         if role.cls == "create_model" and isinstance(role.node, ast.Call):
             return _timm_has_batch_norm(role.node)
-        return bool(_MODE_LAYERS.search(ast.unparse(role.node))) or any(
+        return self.built_with_mode_layers(role.node)
+
+    def built_with_mode_layers(self, node: ast.AST) -> bool:
+        """Whether a constructor expression names Dropout or BatchNorm, itself or through a local module class."""
+        return bool(_MODE_LAYERS.search(ast.unparse(node))) or any(
             isinstance(n, ast.Call) and key_of(n.func) in self.classes and self._class_has_mode_layers(key_of(n.func), frozenset())
-            for n in ast.walk(role.node))
+            for n in ast.walk(node))
 
     def _class_has_mode_layers(self, name: str, seen: frozenset[str]) -> bool:
         cls = self.classes.get(name)

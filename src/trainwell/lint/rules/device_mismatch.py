@@ -55,6 +55,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if not _places_nothing(ctx, forward.key):
             continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
+        if _not_a_module_here(ctx, forward):
+            continue
         unmoved = [(arg, base, origin) for arg in forward.node.args  # type: ignore[attr-defined]
                    for base in [arg.value if isinstance(arg, ast.Subscript) else arg]
                    if isinstance(base, ast.Name) for origin in [_unmoved(ctx, analysis, forward.scope, forward.line, base)] if origin]
@@ -404,3 +406,15 @@ def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Na
         return None
     return "parameter" if any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
                and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, scope)) else None  # type: ignore[attr-defined]
+
+
+def _not_a_module_here(ctx: FileContext, forward: ev.Event) -> bool:
+    """Whether the forward sits in the ``else`` of ``if isinstance(net, nn.Module)``: there ``net`` is a plain function
+    (a hand-written model), never the module that was moved to the device."""
+    for node in ctx.members(forward.scope):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Call) and key_of(node.test.func) == "isinstance" \
+                and len(node.test.args) == 2 and key_of(node.test.args[0]) == forward.key \
+                and "Module" in ast.unparse(node.test.args[1]) \
+                and any(sub is forward.node for stmt in node.orelse for sub in ast.walk(stmt)):
+            return True
+    return False

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext
+from trainwell.lint.dataflow import reaching
 from trainwell.lint.events import Event
 from trainwell.lint.iteration import autograd_on, training_forward, validation_forward
 from trainwell.lint.loops import UNKNOWN
@@ -32,7 +33,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for forward in (e for e in analysis.events if validation_forward(e)):
         if forward.grad is not False and not (autograd_on(forward) and (_over_batches(ctx, forward) or _measured(ctx, forward))):
             continue
-        if not ctx.has_mode_layers(forward.key):
+        if not ctx.has_mode_layers(forward.key) or _local_model_without_mode_layers(ctx, forward):
             continue
         if (forward.frame is None or forward.frame.kind != "loop") and not any(e.kind == ev.STEP and e.seq < forward.seq for e in analysis.events):
             continue  # one pass before any training step: initialising lazy modules, a shape check; not validation
@@ -132,3 +133,18 @@ def _entry(event: Event):
     while frame.parent is not None:
         frame = frame.parent
     return frame
+
+
+def _local_model_without_mode_layers(ctx: FileContext, forward: Event) -> bool:
+    """Whether the function of ``forward`` builds its own model under the key, without Dropout or BatchNorm
+    (``net = nn.Sequential(nn.Linear(5, 1))``), while another function's ``net`` of the file has them: roles are per
+    key, the model that runs here is the local one."""
+    if forward.scope is None or forward.key is None or "." in forward.key:
+        return False
+    values = reaching(ctx, forward.scope, forward.key, forward.line)
+    if not values:  # a closure (`def eval_loss(): return loss(net(x), y)`) reads the model of the function around it
+        outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and any(n is forward.scope for n in ast.walk(fn))), None)
+        values = reaching(ctx, outer, forward.key, 10**9) if outer is not None else []
+    role = ctx.role(forward.key)
+    return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.") for v in values) \
+        and not any(role is not None and v is role.node for v in values) and not any(ctx.built_with_mode_layers(v) for v in values)
