@@ -246,7 +246,7 @@ class Graph:
         if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
             params = params[1:]
         bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call))
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1))
         inner._seen = self._seen
         found = any(inner.connected(item, depth + 1) for item in items)
         self.cut |= inner.cut
@@ -302,10 +302,11 @@ class Graph:
         self.unknown = True
         return False
 
-    def _data_params(self, params: list[str], call: ast.Call) -> frozenset[str]:
-        """The parameters of a helper that ``call`` passes data (see :meth:`_data`)."""
-        names = {p for p, a in zip(params, call.args) if not isinstance(a, ast.Starred) and self._data(a)}
-        return frozenset(names | {k.arg for k in call.keywords if k.arg and self._data(k.value)})
+    def _data_params(self, params: list[str], call: ast.Call, depth: int) -> frozenset[str]:
+        """The parameters of a helper that ``call`` passes data (see :meth:`_data`); ``depth`` bounds the walk
+        through helpers that call each other (or themselves)."""
+        names = {p for p, a in zip(params, call.args) if not isinstance(a, ast.Starred) and self._data(a, depth)}
+        return frozenset(names | {k.arg for k in call.keywords if k.arg and self._data(k.value, depth)})
 
     def _data(self, node: ast.AST | None, depth: int = 0) -> bool:
         """Whether ``node`` is proven to be data: a value with no autograd graph and no module behind it, built only
@@ -402,7 +403,7 @@ class Graph:
         returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)]
         if index is not None:
             returns = [r.elts[index] if isinstance(r, ast.Tuple) and len(r.elts) > index else None for r in returns]
-        inner = Graph(self.ctx, helper, 10**9, {}, self.derived, self._data_params(params, call))
+        inner = Graph(self.ctx, helper, 10**9, {}, self.derived, self._data_params(params, call, depth + 1))
         return bool(returns) and all(inner._data(r, depth) for r in returns)
 
     def _data_call(self, call: ast.Call, depth: int) -> bool:
@@ -449,7 +450,7 @@ class Graph:
             params = params[1:]
         bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
         bound.update({k.arg: self.connected(k.value, depth + 1) for k in call.keywords if k.arg})
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call))
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1))
         inner._seen = self._seen
         found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
         self.cut |= inner.cut
