@@ -4,7 +4,9 @@ Premises, each read from the file: a loop ``for i, batch in enumerate(loader)``
 runs inside a loop that repeats it (an epoch loop); every optimizer step of
 that loop sits under ``if`` tests whose modulus reads ``i`` (the index that
 restarts at each pass) by a ``k`` that is not 1; no test also steps on the
-last batch (``or i + 1 == len(loader)``); nothing clears the gradients outside
+last batch (``or i + 1 == len(loader)``); some backward runs outside the
+stepping batches (a loop that trains only every k-th batch accumulates nothing);
+``k`` is not read from a DeepSpeed config (its engine accumulates); nothing clears the gradients outside
 that window in the epoch (a ``zero_grad`` at the start or the end of every
 epoch, or per iteration) and no step follows the loop in the epoch; and the
 loader's length is not known to be a multiple of ``k``.
@@ -20,7 +22,7 @@ from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
-from trainwell.lint.rules._data import epoch_loop, known_length, single_value
+from trainwell.lint.rules._data import assigned, epoch_loop, known_length, single_value
 
 CODE = "TW115"
 REQUIRES = TRAINING
@@ -40,6 +42,11 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if any(w is None for w in windows):
             continue  # a step outside an `i % k` window, or a test that also steps on the last batch
         test, k = windows[0]  # type: ignore[misc]
+        window_ids = {id(w[0]) for w in windows}  # type: ignore[index]
+        if all(any(id(w) in window_ids for w in b.periodic) for b in backs):
+            continue  # backward runs only in the stepping batches (`if i % k == 0:` trains every k-th batch): nothing accumulates
+        if _from_deepspeed(ctx, k):
+            continue
         if _clears_outside(frame, {id(w[0]) for w in windows}) or id(test) in reported:  # type: ignore[index]
             continue
         epoch = epoch_loop(frame)
@@ -103,6 +110,16 @@ def _window(step: ev.Event, index: str) -> tuple[ast.If, object] | None:
                     return None if k.value <= 1 else (window, k.value)
                 return window, k
     return None
+
+
+def _from_deepspeed(ctx: FileContext, k: object) -> bool:
+    """Whether ``k`` is read from a DeepSpeed config: DeepSpeed's engine then accumulates and steps itself (the
+    optimizer a prepared loop steps is a wrapper whose ``step``/``zero_grad`` do nothing), whatever the loop counts."""
+    if not isinstance(k, ast.AST):
+        return False
+    key = key_of(k)
+    values = assigned(ctx, key) if key is not None else []
+    return any("deepspeed" in ast.unparse(v).lower() for v in [k, *values])
 
 
 def _reads(expr: ast.expr, name: str) -> bool:
