@@ -102,7 +102,9 @@ def light_env(wheelhouse, tmp_path_factory) -> Path:
     """A fresh venv with ``pip install trainwell`` from the wheelhouse: the bin folder."""
     venv = tmp_path_factory.mktemp("light") / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], timeout=120).check_returncode()
+    # Without PYTHONPATH: a checkout's src/ on it makes pip find trainwell "already satisfied".
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     install = run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q", "--no-index",
-                   "--find-links", str(wheelhouse), "trainwell"])
+                   "--find-links", str(wheelhouse), "trainwell"], env=env)
     assert install.returncode == 0, install.stderr
     return venv / "bin"

@@ -52,6 +52,20 @@ CASES = [
     (["fit", "--loss", "Foo"], "loss 'Foo' is not in torch.nn"),
     (["fit", "--monitor", "bogus"], "--monitor bogus is not in the epoch records; use one of"),
     (["fit", "--nproc", "2", "--device", "tpu"], "--device tpu: not a device"),
+    # fit: several machines
+    (["fit", "--nnodes", "0"], "--nnodes 0: must be at least 1"),
+    (["fit", "--node-rank", "1"], "--node-rank 1: must be below the number of machines, 1; pass --nnodes N"),
+    (["fit", "--nnodes", "2", "--node-rank", "2", "--rdzv-endpoint", "head:29500", "--run-dir", "r"],
+     "--node-rank 2: must be below the number of machines, 2 (--nnodes); machines are numbered 0 to 1"),
+    (["fit", "--nnodes", "2", "--run-dir", "r"], "--nnodes 2: needs --rdzv-endpoint HOST:PORT too"),
+    (["fit", "--nnodes", "2", "--rdzv-endpoint", "head"], "--rdzv-endpoint head: expected HOST:PORT"),
+    (["fit", "--rdzv-endpoint", "head:99999"], "--rdzv-endpoint head:99999: port 99999 is not between"),
+    (["fit", "--nnodes", "2", "--rdzv-endpoint", "head:29500"],
+     "--nnodes 2: pass --run-dir DIR too, a folder on a filesystem every machine shares"),
+    (["fit", "--config", "nodes.yaml"],
+     "nodes.yaml: node_rank: 3 must be below the number of machines, 2 (nodes.yaml: nnodes)"),
+    (["fit", "--nnodes", "2", "--rdzv-endpoint", "head:29500", "--resume", "nowhere"],
+     "--resume nowhere: no such file or directory on this machine"),
     # fit: optimizer and scheduler arguments
     (["fit", "--lr", "-1"], "--lr -1: optimizer AdamW refuses it: Invalid learning rate: -1"),
     (["fit", "--lr", "fast"], "--lr fast: expected a number, got 'fast'"),
@@ -145,6 +159,7 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "emptyrun").mkdir()
     (tmp_path / "zero.yaml").write_text("batch_size: 0\n")
     (tmp_path / "negative-lr.yaml").write_text("optimizer: {name: SGD, lr: -1}\n")
+    (tmp_path / "nodes.yaml").write_text("nnodes: 2\nnode_rank: 3\nrdzv_endpoint: head:29500\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.delitem(sys.modules, "factories", raising=False)
@@ -188,6 +203,12 @@ def test_an_unexpected_exception_is_one_line_with_how_to_see_it(workdir, capsys,
     assert err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("trainwell: error: internal error: TypeError: the JSON object must be")
     assert "rerun with --debug" in err
+
+
+def test_a_launch_flag_inside_torchrun_is_one_line(workdir, capsys, monkeypatch):
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "job")  # a worker of a plain torchrun
+    assert call(["fit", "--nnodes", "2", "--rdzv-endpoint", "head:29500", "--run-dir", "r"]) == 2
+    assert "--nnodes given inside a torchrun process; drop --nnodes" in capsys.readouterr().err
 
 
 def test_version_short_and_long(capsys):

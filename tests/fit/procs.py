@@ -8,9 +8,12 @@ is killed, then each one's process group gets SIGKILL.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +70,34 @@ def run(command: list[str], timeout: float, **kwargs) -> subprocess.CompletedPro
         pytest.fail(f"{' '.join(command[-3:])}: no end after {timeout} s; every process it "
                     f"started was killed. stderr ends:\n{err[-3000:]}")
     return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+
+def run_together(commands: list[list[str]], timeout: float, **kwargs) -> list[subprocess.CompletedProcess]:
+    """``run`` for commands that must run at once (the machines of one job): all end within
+    ``timeout``, or every process any of them started is killed."""
+    with contextlib.ExitStack() as stack:  # files, not pipes: none waits on a full pipe
+        files = [(stack.enter_context(tempfile.TemporaryFile("w+")),
+                  stack.enter_context(tempfile.TemporaryFile("w+"))) for _ in commands]
+        started = [subprocess.Popen(command, stdout=out, stderr=err, text=True,
+                                    start_new_session=True, **kwargs)
+                   for command, (out, err) in zip(commands, files)]
+        deadline, timed_out = time.monotonic() + timeout, False
+        try:
+            for proc in started:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            for proc in started:
+                if proc.poll() is None:  # an ended (reaped) one's pid may be another's now
+                    kill_all(proc.pid)
+        done = []
+        for proc, command, (out, err) in zip(started, commands, files):
+            proc.wait()
+            out.seek(0)
+            err.seek(0)
+            done.append(subprocess.CompletedProcess(command, proc.returncode, out.read(), err.read()))
+    if timed_out:
+        stderr = "\n".join(d.stderr[-1500:] for d in done)
+        pytest.fail(f"{len(commands)} commands: no end after {timeout} s; every process they "
+                    f"started was killed. stderr ends:\n{stderr}")
+    return done

@@ -1,6 +1,8 @@
 """DDP and FSDP2 on the CPU (gloo, 2 processes under torchrun): parity with 1 process,
 resume across world sizes and strategies, a failing rank ends the job, `trainwell fit
---nproc`. Plus the data sharding and one-process groups, in-process.
+--nproc`, and `trainwell fit --nnodes 2` as two "machines" of one process each on this
+one (c10d rendezvous on localhost). Plus the data sharding and one-process groups,
+in-process.
 
 Tolerance: 2 processes x batch 4 and 1 process x batch 8 see the same samples in the
 same global batches; only the order of the gradient sums differs (all-reduce of two
@@ -11,6 +13,7 @@ Every process is started through procs.run: a hang fails the test and leaves no 
 """
 
 import os
+import socket
 import sys
 import time
 from pathlib import Path
@@ -19,11 +22,13 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
+from trainwell.cli import main
 from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
 from trainwell.fit.data import make_source
 from trainwell.fit.distributed import fsdp_blocks, setup, shard_train_order
-from trainwell.fit.launch import child_environment, torchrun_command
+from trainwell.fit.launch import Nodes, child_environment, torchrun_command, worker_argv
+from trainwell.fit.machines import check_visible
 from trainwell.fit.trainer import Trainer
 
 WORKER = Path(__file__).with_name("ddp_worker.py")
@@ -246,6 +251,58 @@ def test_fit_nproc_trains_in_two_processes_into_one_run_directory(tmp_path):
     rows = (run_dir / "metrics.csv").read_text().splitlines()
     assert len(rows) == 2  # header + epoch 1, written once
     assert [f.name for f in ckpt.step_files(run_dir / "checkpoints")]
+
+
+# The model and data of ddp_worker.py through `trainwell fit`: 2 epochs of 4 steps (60
+# samples, global batch 8, accumulate 2), a checkpoint mid-epoch 1 at step 3.
+TINY = ["--model", f"{WORKER}:make_model", "--data", f"{WORKER}:make_data", "--accumulate", "2",
+        "--max-epochs", "2", "--checkpoint-every", "3", "--keep-last", "none", "--no-progress",
+        "--no-curves"]
+
+
+def final_weights(run_dir):
+    return ckpt.load_checkpoint(ckpt.step_files(run_dir / "checkpoints")[-1])["model"]
+
+
+def test_fit_on_two_machines_matches_one_process_and_resumes_in_one(tmp_path):
+    """Two launchers (one per "machine", one process each) meet at a c10d rendezvous on
+    localhost; they train what 1 process does with the same global batch, and their
+    mid-epoch checkpoint continues exactly in 1 process."""
+    with socket.socket() as s:  # a free port for the rendezvous
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    two = tmp_path / "two"
+    machines = [[sys.executable, "-m", "trainwell", "fit", "--nnodes", "2", "--node-rank", str(rank),
+                 "--nproc", "1", "--rdzv-endpoint", f"localhost:{port}", *TINY, "--threads", "1",
+                 "--batch-size", str(w.PER_RANK_BATCH), "--run-dir", str(two)] for rank in (0, 1)]
+    done = procs.run_together(machines, 240, env=child_environment())
+    for machine in done:
+        assert machine.returncode == 0, machine.stderr[-3000:]
+    assert sum(m.stdout.count("run directory:") for m in done) == 1  # global rank 0 speaks
+    assert len((two / "metrics.csv").read_text().splitlines()) == 3  # header + 2 epochs, once
+    assert "\nnnodes:" not in (two / "config.yaml").read_text()  # a resume picks its machines
+
+    one, resumed = tmp_path / "one", tmp_path / "resumed"
+    global_batch = str(w.PER_RANK_BATCH * 2)
+    assert main(["fit", *TINY, "--batch-size", global_batch, "--run-dir", str(one)]) == 0
+    assert main(["fit", "--resume", str(two / "checkpoints" / "step-00000003.ckpt"),
+                 "--batch-size", global_batch, "--run-dir", str(resumed)]) == 0
+    assert_close(final_weights(one), final_weights(two))
+    assert_close(final_weights(one), final_weights(resumed))
+
+
+def test_several_machines_launch_through_c10d_and_workers_run_without_launch_flags(tmp_path):
+    program = ["-m", "trainwell", "fit"]
+    assert torchrun_command(2, program)[3:] == ["--standalone", "--nproc-per-node=2", *program]
+    assert torchrun_command(4, program, Nodes(3, 1, "head:29500"))[3:] == [
+        "--nnodes=3", "--nproc-per-node=4", "--rdzv-backend=c10d", "--rdzv-endpoint=head:29500",
+        "--rdzv-conf=is_host=0", *program]  # node 0 alone hosts the rendezvous store
+    argv = ["fit", "--nnodes", "2", "--node-rank=1", "--rdzv-endpoint", "h:1", "--npro", "2",
+            "--max-epochs", "3", "--nproc=4", "--run-dir", "r"]
+    assert worker_argv(argv, "fit") == [*program, "--max-epochs", "3", "--run-dir", "r"]
+    with pytest.raises(TrainwellError, match=r"^.*missing.ckpt, rank 0's checkpoint, is not "
+                       r"visible on .* after 0 s: with several machines, run_dir"):
+        check_visible(tmp_path / "missing.ckpt", wait_s=0.2)
 
 
 def test_a_timeout_kills_workers_that_left_the_process_group_and_ignore_sigterm(tmp_path):

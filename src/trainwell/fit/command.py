@@ -19,7 +19,8 @@ from typing import Any
 from trainwell.errors import TrainwellError, UserCodeError, interface_words
 from trainwell.fit import config as cfg
 from trainwell.fit import factories
-from trainwell.fit.flags import Origins, resolve
+from trainwell.fit.flags import Origins, machines, resolve
+from trainwell.fit.launch import Nodes
 
 RUNS_FOLDER = Path("trainwell-runs")
 # Python argument names that are flags here: Trainer messages name them as flags.
@@ -54,6 +55,11 @@ _HELP = {
     "num_workers": "DataLoader workers when the trainer builds loaders",
     "strategy": "with --nproc or torchrun: auto (DDP), ddp, fsdp (FSDP2 sharding) or none",
     "device": "cpu, cuda, cuda:1, ... (default: cuda when available)",
+    "nnodes": "machines, each running this same command with its --node-rank (--nproc processes "
+              "on each; needs --rdzv-endpoint and a --run-dir they all share)",
+    "node_rank": "this machine's index, 0 to nnodes-1; node 0 hosts the rendezvous",
+    "rdzv_endpoint": "HOST:PORT where the machines meet: node 0's host name and a free port, the "
+                     "same on every machine (torchrun's c10d rendezvous)",
 }
 
 
@@ -61,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="YAML", help="run config file; flags override its keys")
     parser.add_argument("--nproc", type=int, metavar="N",
                         help="train in N processes on this machine (under torchrun; "
-                             "--batch-size is per process; see --strategy)")
+                             "--batch-size is per process; see --strategy and --nnodes)")
     parser.add_argument("--resume", metavar="PATH",
                         help="continue a run: its run directory or a checkpoint file")
     parser.add_argument("--overwrite", action="store_true",
@@ -109,33 +115,38 @@ def run(args: argparse.Namespace) -> int:
     if args.print_config:
         sys.stdout.write(cfg.dump(config))
         return 0
+    nodes = machines(config, origins)  # None: this machine only
     if config.run_dir is not None:  # a run directory of another run: refused before any work
         from trainwell.fit import rundir
 
         rundir.claim(Path(config.run_dir), resume, args.overwrite, cli=True)
-    if (args.nproc is None and _world() == 1 and config.strategy in ("ddp", "fsdp")
-            and origins.saved_only("strategy")):
+    if (args.nproc is None and nodes is None and _world() == 1
+            and config.strategy in ("ddp", "fsdp") and origins.saved_only("strategy")):
         # Saved by N processes, resumed in one: the checkpoint holds whole tensors.
         print(f"trainwell: the run was saved with --strategy {config.strategy}; resuming it in 1 "
               "process (pass --nproc N to train in N again)", file=sys.stderr)
         config = dataclasses.replace(config, strategy="auto")
-    if args.nproc is not None:
-        if args.nproc < 1:
-            raise TrainwellError(f"--nproc {args.nproc}: must be at least 1 (processes on this machine)")
+    if args.nproc is not None or nodes is not None:
+        nproc = 1 if args.nproc is None else args.nproc
+        if nproc < 1:
+            raise TrainwellError(f"--nproc {nproc}: must be at least 1 (processes on this machine)")
         if config.device is not None:  # checked once here, not by every worker
             from trainwell.fit.console import check_device
 
             check_device(config.device, origins.key("device"))
-        return _launch(args.nproc, config, getattr(args, "_argv", sys.argv[1:]))
+        return _launch(nproc, config, getattr(args, "_argv", sys.argv[1:]), nodes)
     return train(config, resume, origins, args.overwrite)
 
 
-def _launch(nproc: int, config: cfg.FitConfig, argv: list[str]) -> int:
-    """Re-run this command in ``nproc`` processes under torchrun, in ONE run directory."""
+def _launch(nproc: int, config: cfg.FitConfig, argv: list[str],
+            nodes: Nodes | None = None) -> int:
+    """Re-run this command in ``nproc`` processes under torchrun (on each of ``nodes``),
+    in ONE run directory."""
     from trainwell.fit.launch import launch, worker_argv
 
-    run_dir = _new_run_dir(config.run_dir)  # chosen once, here: every rank writes into it
-    return launch(nproc, [*worker_argv(argv, "fit"), "--run-dir", str(run_dir)])
+    # Chosen once, here: every rank writes into it (several machines: --run-dir, checked).
+    run_dir = _new_run_dir(config.run_dir)
+    return launch(nproc, [*worker_argv(argv, "fit"), "--run-dir", str(run_dir)], nodes)
 
 
 def train(config: cfg.FitConfig, resume: Path | None, origins: Origins | None = None,
@@ -151,6 +162,13 @@ def train(config: cfg.FitConfig, resume: Path | None, origins: Origins | None = 
         raise
     except TrainwellError as error:
         raise TrainwellError(interface_words(str(error), _ARGUMENTS), error.exit_code) from error
+    except RuntimeError as error:  # a collective's, when another rank ended: one line
+        from trainwell.fit.machines import lost_rank
+
+        lost = lost_rank(error)
+        if lost is None:
+            raise
+        raise lost from error
 
 
 def _train(config: cfg.FitConfig, resume: Path | None, origins: Origins, overwrite: bool) -> int:
@@ -163,10 +181,12 @@ def _train(config: cfg.FitConfig, resume: Path | None, origins: Origins, overwri
     from trainwell.fit.failure import InputRecorder
     from trainwell.fit.loggers import make_loggers
     from trainwell.fit.callbacks import ConfigFile
+    from trainwell.fit.machines import connect_early, lost_rank
     from trainwell.fit.seeding import seed_everything
     from trainwell.fit.trainer import FinishedRunWarning, Trainer
 
     console.check_device(config.device, origins.key("device"))
+    connect_early(config.strategy, config.device)  # several machines: see machines.py
     if config.threads is not None:
         torch.set_num_threads(config.threads)
     with warnings.catch_warnings():
@@ -187,7 +207,8 @@ def _train(config: cfg.FitConfig, resume: Path | None, origins: Origins, overwri
         parameters = console.count_parameters(model)  # before sharding replaces them
         run_dir = _new_run_dir(config.run_dir)  # made by the Trainer once the run can start
         if rank0:  # written when training starts: a refused or failed start leaves none
-            callbacks.insert(0, ConfigFile(cfg.dump(dataclasses.replace(config, run_dir=str(run_dir)))))
+            saved = cfg.dump(dataclasses.replace(config, run_dir=str(run_dir)), launch=False)
+            callbacks.insert(0, ConfigFile(saved))
         if rank0 and config.progress:
             callbacks.append(console.StartSummary(
                 parameters, config.precision, horizon(config, train_data, "step"),
@@ -200,7 +221,7 @@ def _train(config: cfg.FitConfig, resume: Path | None, origins: Origins, overwri
         except (TrainwellError, KeyboardInterrupt):
             raise
         except Exception as error:  # raised inside the user's model, loss or data
-            if recorder is None:
+            if recorder is None or lost_rank(error) is not None:
                 raise
             raise UserCodeError(recorder.describe(error)) from error
         finally:

@@ -85,6 +85,15 @@ class FitConfig:
     threads: int | None = None  # torch.set_num_threads; None: PyTorch's default
     loggers: list[str] = dataclasses.field(default_factory=list)  # opt-in: tensorboard, mlflow
     curves: bool = True  # curves.png in the run directory
+    # Several machines (launch keys: how this command starts, never saved with the run).
+    nnodes: int = 1  # machines, each running the same command (--nproc processes on each)
+    node_rank: int = 0  # this machine's index; node 0 hosts the rendezvous
+    rdzv_endpoint: str | None = None  # "HOST:PORT" of node 0, where the machines meet
+
+
+# How `trainwell fit` is started, not what it trains: left out of a run's config.yaml,
+# so a resume chooses its own machines.
+LAUNCH_KEYS = ("nnodes", "node_rank", "rdzv_endpoint")
 
 
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -162,6 +171,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "eval_batch_size": (1, None), "accumulate": (1, None), "checkpoint_every": (1, None),
     "keep_last": (1, None), "early_stopping_patience": (1, None), "log_every": (1, None),
     "num_workers": (0, None), "threads": (1, None), "seed": (0, 2**63 - 1),
+    "nnodes": (1, None), "node_rank": (0, None),
 }
 
 
@@ -209,6 +219,8 @@ def _check_range(key: str, value: Any, where: str) -> None:
         problem = "must be a positive number (or none: no clipping)"
     elif key == "run_dir" and not value.strip():
         problem = "must name a folder (or none: a new one under trainwell-runs/)"
+    elif key == "rdzv_endpoint" and endpoint_problem(value):
+        problem = endpoint_problem(value)
     elif (low is not None and value < low) or (high is not None and value > high):
         bounds = f"at least {low}" if high is None else f"between {low} and {high}"
         extra = " (or none: keep every checkpoint)" if key == "keep_last" else ""
@@ -217,6 +229,20 @@ def _check_range(key: str, value: Any, where: str) -> None:
         return
     shown = f"{at(where, key)} {value}:" if where == FLAGS else f"{at(where, key)}: {value!r}"
     raise TrainwellError(f"{shown} {problem}")
+
+
+def endpoint_problem(text: str) -> str:
+    """What is wrong with a rendezvous endpoint ``HOST:PORT`` ("" when nothing is)."""
+    host, sep, port = text.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):  # IPv6: [::1]:29500
+        host = host[1:-1]
+    elif ":" in host:
+        host = ""  # a bare IPv6 address: which colon ends it?
+    if not sep or not host.strip() or not port.isdigit():
+        return "expected HOST:PORT, e.g. node001:29500 (node 0's host name and a free port)"
+    if not 1 <= int(port) <= 65535:
+        return f"port {port} is not between 1 and 65535"
+    return ""
 
 
 def to_dict(config: FitConfig) -> dict[str, Any]:
@@ -232,9 +258,13 @@ def to_dict(config: FitConfig) -> dict[str, Any]:
     return out
 
 
-def dump(config: FitConfig) -> str:
-    """The effective config as YAML (what ``--print-config`` shows and runs save)."""
-    return yaml.safe_dump(to_dict(config), sort_keys=False, default_flow_style=False)
+def dump(config: FitConfig, launch: bool = True) -> str:
+    """The effective config as YAML (what ``--print-config`` shows; a run saves it without
+    the ``launch`` keys)."""
+    data = to_dict(config)
+    if not launch:
+        data = {k: v for k, v in data.items() if k not in LAUNCH_KEYS}
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
 
 
 def _section(value: Any, where: str, cls: type, required_name: bool) -> Any:

@@ -37,7 +37,8 @@ each process builds the same Trainer; this module turns that into one run:
   write ends with an agreement: no rank goes on until rank 0's file is in
   place (or all raise its error); a stop request (SIGTERM/SIGINT,
   ``request_stop``) is agreed across ranks at the next log interval or epoch
-  end, so every rank stops after the same step.
+  end, so every rank stops after the same step;
+- several machines: the same, with a shared run directory (see machines.py).
 """
 
 from __future__ import annotations

@@ -10,12 +10,15 @@ lr`` for a key of a file. No torch import.
 from __future__ import annotations
 
 import argparse
+import os
 import typing
 from pathlib import Path
 from typing import Any
 
 from trainwell.errors import TrainwellError
 from trainwell.fit import config as cfg
+from trainwell.fit.launch import Nodes
+from trainwell.fit.machines import several_machines
 
 
 class Origins:
@@ -30,6 +33,11 @@ class Origins:
             if key in layer:
                 return cfg.at(where, key)
         return key
+
+    def set_by(self, key: str) -> bool:
+        """Whether a config file or a flag of this run sets ``key`` (not a default, not the
+        bundled default run, not the resumed run's saved config)."""
+        return any(key in layer for _, layer in self.layers[2:])
 
     def saved_only(self, key: str) -> bool:
         """Whether ``key`` comes from the resumed run's saved config (no file or flag of
@@ -57,17 +65,20 @@ def resolve(args: argparse.Namespace, resume: Path | None) -> tuple[cfg.FitConfi
 
     saved: dict[str, Any] = {}
     saved_where = "saved config"
+    user = cfg.read_yaml(args.config) if args.config else {}
+    flags = flag_values(args)
     if resume is not None:
         if not resume.exists():
-            raise TrainwellError(f"--resume {resume}: no such file or directory")
+            raise TrainwellError(f"--resume {resume}: no such file or directory"
+                                 + _not_shared(cfg.merge(user, flags).get("nnodes")))
         run_dir = _run_dir_of(resume)
         if run_dir is not None and (run_dir / "config.yaml").is_file():
             saved_where = str(run_dir / "config.yaml")
             saved = cfg.read_yaml(run_dir / "config.yaml")
         if run_dir is not None:
             saved["run_dir"] = str(run_dir)
-    user = cfg.read_yaml(args.config) if args.config else {}
-    flags = flag_values(args)
+        for key in cfg.LAUNCH_KEYS:  # how that run was started: this one chooses again
+            saved.pop(key, None)
     named = [layer for layer in (saved, user, flags) if "model" in layer or "data" in layer]
     base = PRESET if not named else {}
     merged = cfg.merge(base, saved, user, flags)
@@ -85,6 +96,55 @@ def resolve(args: argparse.Namespace, resume: Path | None) -> tuple[cfg.FitConfi
     if config.run_dir is not None:
         _check_run_dir_path(Path(config.run_dir), origins.key("run_dir"))
     return config, origins
+
+
+def machines(config: cfg.FitConfig, origins: Origins) -> Nodes | None:
+    """The machines to launch on (None: this one only), checked together before any work.
+
+    Inside a torchrun process the machines are already running: launch keys of a
+    config file are done with, and one on the command line is a mistake.
+    """
+    given = [key for key in cfg.LAUNCH_KEYS if origins.set_by(key)]
+    if "TORCHELASTIC_RUN_ID" in os.environ:
+        flags = [key for key in given if origins.key(key).startswith("--")]
+        if flags:
+            flag = origins.key(flags[0])
+            raise TrainwellError(f"{flag} given inside a torchrun process; drop {flag} (torchrun "
+                                 "already started the processes)")
+        return None
+    if not given:
+        return None
+
+    def say(key: str) -> str:  # "--node-rank 2:" or "run.yaml: node_rank: 2"
+        name, value = origins.key(key), getattr(config, key)
+        return f"{name} {value}:" if name.startswith("--") else f"{name}: {value!r}"
+
+    count, rank = config.nnodes, config.node_rank
+    if rank >= count:
+        how_many = (f"{count} ({origins.key('nnodes')}); machines are numbered 0 to {count - 1}"
+                    if "nnodes" in given else "1; pass --nnodes N too (the same on every machine)")
+        raise TrainwellError(f"{say('node_rank')} must be below the number of machines, {how_many}")
+    if config.rdzv_endpoint is None:
+        if count == 1:
+            return None  # node 0 of 1: this machine alone, as without the keys
+        raise TrainwellError(f"{say('nnodes')} needs --rdzv-endpoint HOST:PORT too, where the "
+                             "machines meet (node 0's host name and a free port, the same on "
+                             "every machine)")
+    if count > 1 and config.run_dir is None:
+        raise TrainwellError(f"{say('nnodes')} pass --run-dir DIR too, a folder on a filesystem "
+                             "every machine shares (each would otherwise pick a new folder of its "
+                             "own)")
+    return Nodes(count, rank, config.rdzv_endpoint)
+
+
+def _not_shared(nnodes: Any) -> str:
+    """The hint for a file missing on one of several machines (``nnodes`` as given, or torchrun's)."""
+    if (isinstance(nnodes, int) and nnodes > 1) or several_machines():
+        import socket
+
+        return (f" on this machine ({socket.gethostname()}); with several machines the run "
+                "directory must be on a filesystem every machine shares")
+    return ""
 
 
 def _check_run_dir_path(path: Path, name: str) -> None:

@@ -20,6 +20,7 @@ from trainwell.errors import TrainwellError
 from trainwell.fit import checkpoint as ckpt
 from trainwell.fit import distributed, loop, preflight
 from trainwell.fit.accumulate import restore_window_grads, window_grads
+from trainwell.fit.machines import check_visible, several_machines
 from trainwell.fit.seeding import capture_rng
 
 if TYPE_CHECKING:
@@ -79,6 +80,12 @@ def save(tr: Trainer, best: bool = False) -> None:
     # Under DDP/FSDP no rank goes on before rank 0's file is in place (and pruned):
     # a rank that left earlier could read the folder while it changes.
     on_every_rank(tr, write)
+    if not tr._saved and tr._dist is not None and several_machines():
+        # A run's first checkpoint, on several machines: each must see rank 0's file,
+        # or a resume would not find it there (a run directory on a local disk).
+        # Failing, the run ends as one that wrote no checkpoint.
+        path = tr._dist.from_rank0(lambda: tr._last_checkpoint)
+        on_every_rank(tr, lambda: check_visible(path))
     tr._saved = True
 
 
@@ -113,6 +120,8 @@ def restore(tr: Trainer, resume: str | Path) -> dict[str, Any]:
     path, sha = newest() if tr._dist is None else tr._dist.from_rank0(newest)
 
     def read() -> dict[str, Any]:
+        if tr._dist is not None and not tr._dist.is_main and several_machines():
+            check_visible(path, wait_s=0)  # written long ago
         found = ckpt.load_checkpoint(path, sha)
         ckpt.check_model_compatible(tr.model, found["model"], path)
         return found
