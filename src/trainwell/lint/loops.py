@@ -313,17 +313,24 @@ class Analysis(Callees, Queries, Ownership):
 
     # -- state -----------------------------------------------------------------
     def _set_mode(self, key: str | None, value: frozenset) -> None:
+        """The mode belongs to the object: every key that names it (``self.model`` after ``self.model = model``) and
+        its submodules switch with it."""
         if key is None:
             return
+        names = {key} | {known for known in self.modes if self.same(known, key)}
         for known in list(self.modes):
-            if known.startswith(key + "."):
+            if any(known.startswith(name + ".") for name in names):
                 self.modes[known] = value
-        self.modes[key] = value
+        for name in names:
+            self.modes[name] = value
 
     def mode_of(self, key: str | None) -> frozenset:
         while key:
             if key in self.modes:
                 return self.modes[key]
+            alias = next((known for known in self.modes if self.same(known, key)), None)
+            if alias is not None:
+                return self.modes[alias]
             key = key.rpartition(".")[0]
         return frozenset({UNKNOWN})
 
