@@ -33,6 +33,7 @@ _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
 _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 # wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
 _LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
+TORCHVISION_BY_NAME = "torchvision.models[name]"  # Role.cls of a torchvision model looked up by name
 _NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset", re.I)
 
 
@@ -104,7 +105,18 @@ class RoleIndex:
             return Role("model", value, last)
         if qual.startswith("torchvision.models") or (last == "from_pretrained" and not _NOT_MODELS.search(local or qual)):
             return Role("model", value, last)
+        if self._torchvision_by_name(value):
+            return Role("model", value, TORCHVISION_BY_NAME)
         return None
+
+    def _torchvision_by_name(self, call: ast.Call) -> bool:
+        """``models.__dict__[args.arch]()`` / ``getattr(models, args.arch)()`` after ``import torchvision.models as
+        models``: a torchvision model picked by its name at run time (a fresh module, in training mode)."""
+        func = call.func
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Attribute) and func.value.attr == "__dict__":
+            return self.qualname(func.value.value) == "torchvision.models"
+        return isinstance(func, ast.Call) and key_of(func.func) == "getattr" and len(func.args) == 2 \
+            and self.qualname(func.args[0]) == "torchvision.models"
 
     def _schedule_kind(self, cls: str, call: ast.Call) -> str:
         kind = SCHEDULERS.get(cls, "step" if "schedule" in cls else "unknown")
@@ -313,7 +325,7 @@ class RoleIndex:
             return False
         qual = self.call_name(role.node) or ""
         local = key_of(role.node.func)
-        return (local in self.classes and role.cls == local) or "home" in role.info \
+        return (local in self.classes and role.cls == local) or "home" in role.info or role.cls == TORCHVISION_BY_NAME \
             or (qual.startswith(("torch.nn.", "torchvision.models.")) and qual.rsplit(".", 1)[-1] == role.cls)
 
     def has_mode_layers(self, key: str | None) -> bool:
@@ -325,8 +337,8 @@ class RoleIndex:
             return role.info["home"]._class_has_mode_layers(role.cls, frozenset())
         if role.cls in self.classes:
             return self._class_has_mode_layers(role.cls, frozenset())
-        if role.cls == "from_pretrained" or (self.call_name(role.node) or "").startswith("torchvision.models"):
-            return True
+        if role.cls in ("from_pretrained", TORCHVISION_BY_NAME) or (self.call_name(role.node) or "").startswith("torchvision.models"):
+            return True  # torchvision's classification models are built with BatchNorm or Dropout
         if role.cls == "create_model" and isinstance(role.node, ast.Call):
             return _timm_has_batch_norm(role.node)
         return self.built_with_mode_layers(role.node)
