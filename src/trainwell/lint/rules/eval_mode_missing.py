@@ -23,6 +23,7 @@ REQUIRES = TRAINING
 # or the batches the training loop reads) in a loop that steps no optimizer, or when its output goes into a loss
 # that is only read as a number (`.item()`, `.data`): a measured loss. Elsewhere (an RL rollout over environment
 # steps, a GAN's samples, a forward whose output is backpropagated in another function) training mode may be intended.
+_WRAPPERS = {"DistributedDataParallel", "DataParallel"}  # `nn.parallel.DistributedDataParallel(model)` runs the model it wraps
 _NUMBER_READS = {"item", "data", "cpu", "numpy", "tolist", "detach"}
 
 
@@ -146,5 +147,6 @@ def _local_model_without_mode_layers(ctx: FileContext, forward: Event) -> bool:
         outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and any(n is forward.scope for n in ast.walk(fn))), None)
         values = reaching(ctx, outer, forward.key, 10**9) if outer is not None else []
     role = ctx.role(forward.key)
-    return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.") for v in values) \
+    return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.")
+                                and (ctx.call_name(v) or "").rsplit(".", 1)[-1] not in _WRAPPERS for v in values) \
         and not any(role is not None and v is role.node for v in values) and not any(ctx.built_with_mode_layers(v) for v in values)
