@@ -7,6 +7,7 @@ functions of one event.
 
 from __future__ import annotations
 
+import ast
 from functools import cached_property
 
 from trainwell.lint import events as ev
@@ -50,11 +51,80 @@ def extra_conditions(event: Event, other: Event) -> list[tuple[int, bool]]:
 
 
 def _backward_after(event: Event) -> bool:
-    """Whether a backward() follows ``event`` in its iteration or in any enclosing one."""
+    """Whether a backward() follows ``event`` in its iteration or in any enclosing one (and not past the end of the
+    run: after an ``if args.test_only: ...; sys.exit()`` branch that holds ``event``, only that branch runs)."""
     frame = event.frame
     while frame is not None:
-        if any(b.kind == ev.BACKWARD and b.seq > event.seq and b.grad is not False for b in frame.events):
+        if any(b.kind == ev.BACKWARD and b.seq > event.seq and b.grad is not False and set(event.ends) <= set(b.conds)
+               and not exclusive(event, b) and not _behind_a_closed_call(event, b) for b in frame.events):
             return True
+        frame = frame.parent
+    return False
+
+
+def _behind_a_closed_call(event: Event, backward: Event) -> bool:
+    """Whether ``backward`` runs inside a call made from ``event``'s own function that no graph of that function can
+    reach (an adversarial-example helper handed the model and the batch backpropagates only what it builds)."""
+    depth = len(event.sites)
+    if backward.sites[:depth] != event.sites or len(backward.sites) <= depth:
+        return False
+    site = backward.sites[depth]
+    return site.closed and site.caller is event.scope
+
+
+def exclusive(event: Event, other: Event) -> bool:
+    """Whether the two sit in branches of tests on one loop variable that cannot both hold in an iteration of that loop
+    (``for phase in ["train", "val"]``: ``if phase == "val":`` and ``if phase == "train":``), the variable never
+    assigned in the loop's body."""
+    for test, taken in event.tests:
+        mine = _tested(test.test, taken)
+        if mine is None:
+            continue
+        for other_test, other_taken in other.tests:
+            theirs = _tested(other_test.test, other_taken)
+            if theirs is None or theirs[0] != mine[0] or not _contradict(mine, theirs):
+                continue
+            if _constant_in_a_loop_around(mine[0], event, other, (test, other_test)):
+                return True
+    return False
+
+
+def _tested(test: ast.expr, taken: bool) -> tuple[str, bool, object] | None:
+    """``(name, equal, value)`` that holds in the branch: ``phase == "val"`` taken -> (phase, True, "val"); its else
+    -> (phase, False, "val"); ``if train:`` -> (train, True, True)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _tested(test.operand, not taken)
+    if isinstance(test, ast.Name):
+        return test.id, taken, True
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = test.left, test.comparators[0]
+        if isinstance(right, ast.Name) and isinstance(left, ast.Constant):
+            left, right = right, left
+        if isinstance(left, ast.Name) and isinstance(right, ast.Constant):
+            return left.id, taken == isinstance(test.ops[0], ast.Eq), right.value
+    return None
+
+
+def _contradict(a: tuple[str, bool, object], b: tuple[str, bool, object]) -> bool:
+    (_, equal_a, value_a), (_, equal_b, value_b) = a, b
+    if isinstance(value_a, bool) != isinstance(value_b, bool):
+        return False
+    if equal_a and equal_b:
+        return value_a != value_b
+    return equal_a != equal_b and value_a == value_b
+
+
+def _constant_in_a_loop_around(name: str, event: Event, other: Event, tests: tuple[ast.If, ast.If]) -> bool:
+    """Whether ``name`` is the variable of a ``for`` loop around both events whose body holds both tests and never
+    assigns ``name``: it keeps one value for the whole iteration."""
+    frame = event.frame
+    while frame is not None:
+        loop = frame.node
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) and loop.target.id == name \
+                and other.inside(frame):
+            inner = [n for stmt in loop.body for n in ast.walk(stmt)]
+            return all(any(n is t for n in inner) for t in tests) and not any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)) for n in inner)
         frame = frame.parent
     return False
 

@@ -18,7 +18,7 @@ import ast
 from trainwell.lint import events as ev
 from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import sealed
+from trainwell.lint.dataflow import closed_call, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
 from trainwell.lint.ownership import Ownership
@@ -63,8 +63,11 @@ class Analysis(Callees, Queries, Ownership):
         self.frame: Frame | None = None
         self.conds: tuple[tuple[int, bool], ...] = ()
         self.periodic: tuple[ast.If, ...] = ()
+        self.ends: tuple[tuple[int, bool], ...] = ()  # the branches being walked that end the run
+        self.tests: tuple[tuple[ast.If, bool], ...] = ()  # the `if` branches being walked
         self.grad: bool | None = True
         self.frozen: set[str] = set()  # models whose parameters were all set `requires_grad = False` along the walk
+        self.bound: set[str] = set()  # names bound so far along the walk (parameters, assignments, loop targets)
         self._seq = 0
         self.track_modes = ".eval(" in ctx.source or ".train(" in ctx.source
         self._callees: dict[int, list[ast.AST]] = {}
@@ -79,7 +82,7 @@ class Analysis(Callees, Queries, Ownership):
             self._entry(self.ctx.tree, self.ctx.tree.body, None, True)
         for fn in self.ctx.functions.values():
             if fn not in called and self._interesting(fn):
-                self._entry(fn, fn.body, None, self._decorated_grad(fn))
+                self._entry(fn, fn.body, None, self._entry_grad(fn))
         for cls, methods in self.ctx.methods.items():
             if self.ctx.is_module_class(cls):
                 continue  # a module's own methods run inside forward passes we cannot place
@@ -90,8 +93,10 @@ class Analysis(Callees, Queries, Ownership):
     def _entry(self, scope: ast.AST, body: list[ast.stmt], cls: str | None, grad: bool | None) -> None:
         frame = Frame(scope, None, "body")
         self.frames.append(frame)
-        self.frame, self.conds, self.periodic, self.grad, self.modes = frame, (), (), grad, {}
+        self.frame, self.conds, self.periodic, self.ends, self.tests, self.grad, self.modes = frame, (), (), (), (), grad, {}
         self.frozen = set()
+        self.bound = {a.arg for a in getattr(getattr(scope, "args", None), "args", [])} | {
+            a.arg for a in getattr(getattr(scope, "args", None), "kwonlyargs", [])}
         self._block(body, Env({}, scope, cls, (scope,)))
 
     # -- statements ------------------------------------------------------------
@@ -135,22 +140,51 @@ class Analysis(Callees, Queries, Ownership):
         else:
             self._calls(stmt, env)
             self._assignment(stmt, env)
+        self._bind(stmt, env)
+
+    def _bind(self, stmt: ast.stmt, env: Env) -> None:
+        """Record the names ``stmt`` binds (not inside the blocks of a compound statement: those bind as they are walked)."""
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets: list[ast.AST] = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        elif isinstance(stmt, (ast.If, ast.While, ast.Try, ast.Match)) or type(stmt).__name__ == "TryStar":
+            return
+        else:
+            targets = [stmt]
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and (key := subst_key(node, env.subst)):
+                    self.bound.add(key)
 
     def _branches(self, node: ast.AST, branches: list[tuple[list[ast.stmt], bool]], env: Env, periodic: bool) -> None:
-        conds, windows, before = self.conds, self.periodic, self.modes
-        outcomes = []
+        conds, windows, ends, tests, before, bound = self.conds, self.periodic, self.ends, self.tests, self.modes, self.bound
+        outcomes, binds = [], []
         for index, (body, _) in enumerate(branches):
-            self.modes = dict(before)
-            self.conds = conds + ((id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True),)
+            self.modes, self.bound = dict(before), set(bound)
+            cond = (id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True)
+            self.conds = conds + (cond,)
             self.periodic = windows + ((node,) if periodic and index == 0 else ())  # type: ignore[operator]
+            self.ends = ends + ((cond,) if _ends_the_run(body) else ())
+            self.tests = tests + (((node, index == 0),) if isinstance(node, ast.If) else ())  # type: ignore[operator]
             self._block(body, env)
             if not _ends_the_run(body):  # `else: assert False`, `raise ...`: nothing after the `if` sees this branch
                 outcomes.append(self.modes)
-        self.conds, self.periodic = conds, windows
-        outcomes = outcomes or [before]
-        merged = outcomes[0]
+                binds.append(self.bound)
+        self.conds, self.periodic, self.ends, self.tests = conds, windows, ends, tests
+        self.bound = set(bound).union(*binds)
+        if not outcomes:
+            self.modes = before
+            return
+        # a name first bound in some branches only is unbound after the others: no use of it follows them (NameError)
+        unbound = {k for k in set().union(*outcomes) if "." not in k and k not in before and k not in bound}
+        merged = {k: v for k, v in outcomes[0].items() if k not in unbound}
         for other in outcomes[1:]:
-            merged = _join(merged, other)
+            merged = _join(merged, {k: v for k, v in other.items() if k not in unbound})
+        for key in unbound:
+            values = [o.get(key, frozenset({UNKNOWN})) for o, b in zip(outcomes, binds) if key in b or key in o]
+            if values:
+                merged[key] = frozenset().union(*values)
         self.modes = merged
 
     def _loop(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> None:
@@ -306,7 +340,9 @@ class Analysis(Callees, Queries, Ownership):
         decorated = self._decorated_grad(fn)
         if decorated is not None:
             self.grad = decorated
-        site = ev.Site(call, env.scope, fn, bind and cls is not None and isinstance(call.func, ast.Attribute))
+        method = bind and cls is not None and isinstance(call.func, ast.Attribute)
+        closed = bind and not method and self._backpropagates(fn) and closed_call(self.ctx, call, env.scope, fn, env.sites)
+        site = ev.Site(call, env.scope, fn, method, closed)
         self._block(fn.body, Env(subst, fn, cls, env.stack + (fn,), env.sites + (site,)))
         self.grad = grad
         return True
@@ -342,7 +378,7 @@ class Analysis(Callees, Queries, Ownership):
         closed = kind == ev.FORWARD and env.scope is not None and sealed(self.ctx, env.scope)
         grad = ev.FROZEN if kind == ev.FORWARD and self.grad is True and self._frozen(key) else self.grad
         event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed,
-                      env.sites)
+                      env.sites, self.ends, self.tests)
         self.events.append(event)
         frame = self.frame
         while frame is not None:
