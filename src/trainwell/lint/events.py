@@ -204,6 +204,8 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
             return APPEND, key, call.args[0], None
         if name == "forward" and _model_like(ctx, key, raw):
             return FORWARD, key, None, None
+        if ctx.layer_method(key, name) is not None or (ctx.role(key) is None and ctx.layer_method(raw, name) is not None):
+            return FORWARD, key, None, None  # `model.generate(x)`: a method of the model's class that runs its layers
     if is_clip(call):
         return CLIP, None, None, None
     if isinstance(func, ast.Name) and func.id.endswith("zero_grad"):
