@@ -34,7 +34,7 @@ _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 # wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
 _LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
 TORCHVISION_BY_NAME = "torchvision.models[name]"  # Role.cls of a torchvision model looked up by name
-_NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset", re.I)
+_NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset|Pipeline", re.I)
 
 
 @dataclass
