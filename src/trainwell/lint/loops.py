@@ -292,7 +292,9 @@ class Analysis(Callees, Queries, Ownership):
             if kind == ev.STEP and isinstance(arg, ast.Name) and arg.id in env.local_defs:
                 self._inline(env.local_defs[arg.id], call, env, env.cls, bind=False)
             if kind in (ev.TRAIN, ev.EVAL):
-                self._set_mode(key, frozenset({"train"}) if kind == ev.TRAIN else frozenset({("eval", call)}))
+                chosen = kind == ev.EVAL or not call.args or isinstance(call.args[0], ast.Constant)  # not `model.train(is_training)`
+                mode = frozenset({"train"}) if kind == ev.TRAIN else frozenset({("eval", call)})
+                self._set_mode(key, mode if chosen else frozenset({UNKNOWN}))
             self._emit(kind, call, key, env, arg=arg, via=via)
             return
         target = self._resolve(call, env)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
@@ -65,7 +66,8 @@ def _restored_first(analysis, forward: ev.Event, node: object) -> bool:
     if not switches or any(loop is None for loop in loops):
         return False
     for switch in analysis.events:
-        if switch.kind != ev.TRAIN or switch.seq > forward.seq or not of_model(switch) or not forward.inside(switch.frame) \
+        if switch.kind != ev.TRAIN or not _surely_train(switch.node) or switch.seq > forward.seq or not of_model(switch) \
+                or not forward.inside(switch.frame) \
                 or not all(switch.inside(loop) for loop in loops):  # type: ignore[arg-type]
             continue
         branches = {(id(test), taken): (test, taken) for test, taken in switch.tests}
@@ -83,3 +85,9 @@ def _carrier(switch: ev.Event, forward: ev.Event):
     while frame is not None and not (frame.kind == "loop" and switch.inside(frame)):
         frame = frame.parent
     return frame
+
+
+def _surely_train(call) -> bool:
+    """``model.train()`` / ``model.train(True)``, not ``model.train(is_training)``."""
+    return not call.args or isinstance(call.args[0], ast.Constant) and call.args[0].value is True
+
