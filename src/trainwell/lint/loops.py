@@ -95,8 +95,8 @@ class Analysis(Callees, Queries, Ownership):
         self.frames.append(frame)
         self.frame, self.conds, self.periodic, self.ends, self.tests, self.grad, self.modes = frame, (), (), (), (), grad, {}
         self.frozen = set()
-        self.bound = {a.arg for a in getattr(getattr(scope, "args", None), "args", [])} | {
-            a.arg for a in getattr(getattr(scope, "args", None), "kwonlyargs", [])}
+        arguments = getattr(scope, "args", None)
+        self.bound = {a.arg for a in (ast.walk(arguments) if arguments is not None else []) if isinstance(a, ast.arg)}
         self._block(body, Env({}, scope, cls, (scope,)))
 
     # -- statements ------------------------------------------------------------
