@@ -295,16 +295,24 @@ def delete_eval_mode(script: Script) -> Iterator[Mutant | None]:
     for stmt, call in _mode_calls(script, "eval"):
         model = receiver(call)
         function = script.function_of(stmt)
-        if script.has_mode_layers(model) is True and _forwards(script, model, function, stmt.lineno) \
+        if script.has_mode_layers(model, function) is True and _forwards(script, model, function, stmt.lineno) \
                 and not [c for c in ast.walk(function) if isinstance(c, ast.Call) and callee(c) == "backward" and c.lineno > stmt.lineno]:
             yield script.mutant("TW202", "delete-eval-mode", stmt, script.delete(stmt))
 
 
 def _evaluates(script: Script, node: ast.AST) -> bool:
-    """A forward of a model of this project inside ``node``, and nothing there that needs a graph."""
+    """A forward of a model of this project inside ``node`` that runs here, and nothing there that needs a graph."""
     calls = [c for c in ast.walk(node) if isinstance(c, ast.Call)]
-    return any(isinstance(c.func, ast.Name | ast.Attribute) and script.is_model(ast.unparse(c.func)) for c in calls) \
+    within = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else script.function_of(node)
+    return any(isinstance(c.func, ast.Name | ast.Attribute) and script.computes_locally(ast.unparse(c.func), within) for c in calls) \
         and not any(callee(c) in {"backward", "grad", "enable_grad"} for c in calls)
+
+
+def _once(script: Script, node: ast.AST) -> bool:
+    """A block of the script's straight-line code that runs one time, with no loop in it (a prediction for a plot after
+    training): its graph costs one batch once, the shape the catalog leaves alone (TW203's good one-prediction case)."""
+    return script.function_of(node) is script.tree and not script.loops_of(node) \
+        and not any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp)) for n in ast.walk(node))
 
 
 @operator("TW203", "delete-no-grad")
@@ -314,7 +322,8 @@ def delete_no_grad(script: Script) -> Iterator[Mutant | None]:
     for node in ast.walk(script.tree):
         if isinstance(node, ast.With) and len(node.items) == 1 and isinstance(node.items[0].context_expr, ast.Call) \
                 and callee(node.items[0].context_expr) in {"no_grad", "inference_mode"} and node.items[0].optional_vars is None \
-                and not script.in_no_grad(node) and _evaluates(script, node) and node.body[0].lineno > node.lineno:
+                and not script.in_no_grad(node) and _evaluates(script, node) and not _once(script, node) \
+                and node.body[0].lineno > node.lineno:
             inner, outer = script.indent(node.body[0]), script.indent(node)
             body = [outer + line[len(inner):] if line.startswith(inner) else line for line in script.lines[node.lineno:node.end_lineno]]
             yield script.mutant("TW203", "delete-no-grad", node, [(node.lineno - 1, node.end_lineno or node.lineno, body)])

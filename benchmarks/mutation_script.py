@@ -152,8 +152,13 @@ class Script:
         return False
 
     # -- facts about names ------------------------------------------------------------
-    def constructors(self, name: str) -> list[ast.Call]:
-        """What ``name`` (source text of a target) is assigned from, under `.to()` and wrappers."""
+    def constructors(self, name: str, within: ast.AST | None = None, depth: int = 3) -> list[ast.Call]:
+        """What ``name`` (source text of a target) is assigned from, under `.to()` and wrappers. ``within``: the
+        function where ``name`` is read; when it is a parameter there (never assigned in it), what the function's
+        callers in this file pass for it (a same-named variable elsewhere is another object)."""
+        passed = self._passed(name, within) if within is not None and depth else None
+        if passed is not None:
+            return [c for arg in passed for c in self.constructors(ast.unparse(arg), self.function_of(arg), depth - 1)]
         found = []
         for node in ast.walk(self.tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -164,6 +169,29 @@ class Script:
                         found.append(call)
         return found
 
+    def _passed(self, name: str, function: ast.AST) -> list[ast.expr] | None:
+        """The arguments this file's calls of ``function`` pass for its parameter ``name`` (None: not a parameter that
+        keeps the caller's object, or no call seen)."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        if name not in params or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(function)):
+            return None
+        index = params.index(name)
+        found = []
+        for call in self.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == function.name:
+                if index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                    found.append(call.args[index])
+                else:
+                    found += [k.value for k in call.keywords if k.arg == name]
+        return found or None
+
+    def runs_remotely(self, call: ast.Call) -> bool:
+        """A module class whose forward calls into another process over RPC (a parameter server's trainer-side stub):
+        its own mode and autograd state do not reach the layers that run there."""
+        return bool(_RPC.search(self.classes.get(callee(call), "")))
+
     def built_with(self, name: str, kinds: set[str]) -> ast.Call | None:
         return next((c for c in self.constructors(name) if callee(c) in kinds), None)
 
@@ -172,9 +200,9 @@ class Script:
         made = [n.value for n in ast.walk(self.tree) if isinstance(n, ast.Assign) and any(ast.unparse(t) == name for t in n.targets)]
         return bool(made) and all(base_call(v) is not None and callee(base_call(v)) in kinds for v in made)
 
-    def has_mode_layers(self, model: str) -> bool | None:
+    def has_mode_layers(self, model: str, within: ast.AST | None = None) -> bool | None:
         """Whether the model named ``model`` has Dropout or BatchNorm (None: its class is not known here)."""
-        answers = [self._class_has_mode_layers(c) for c in self.constructors(model)]
+        answers = [False if self.runs_remotely(c) else self._class_has_mode_layers(c) for c in self.constructors(model, within)]
         known = [a for a in answers if a is not None]
         return (all(known) if known else None) if len(known) == len(answers) else None
 
@@ -207,9 +235,14 @@ class Script:
                    and c.split(".")[-1] not in self.classes and c.split(".")[-1] not in _PLAIN_CLASSES]
         return None if None in answers or unknown else False
 
-    def is_model(self, name: str) -> bool:
+    def is_model(self, name: str, within: ast.AST | None = None) -> bool:
         """``name`` is built from a module class this project or torchvision defines."""
-        return any(self._class_has_mode_layers(c) is not None for c in self.constructors(name))
+        return any(self._class_has_mode_layers(c) is not None for c in self.constructors(name, within))
+
+    def computes_locally(self, name: str, within: ast.AST | None = None) -> bool:
+        """``name`` is a model whose forward runs here (not over RPC in another process)."""
+        made = self.constructors(name, within)
+        return any(self._class_has_mode_layers(c) is not None for c in made) and not any(self.runs_remotely(c) for c in made)
 
     def optimizer_names(self) -> set[str]:
         return {ast.unparse(t) for n in ast.walk(self.tree) if isinstance(n, ast.Assign) and base_call(n.value) is not None
@@ -321,6 +354,7 @@ class Script:
         return self.lines[lineno - 1].encode()
 
 
+_RPC = re.compile(r"\brpc\.|\brpc_sync\(|\brpc_async\(|\bremote_method\(")
 _PLAIN_CLASSES = {"ValueError", "TypeError", "NotImplementedError", "RuntimeError", "AssertionError", "Variable", "Parameter",
                   "ModuleList", "ModuleDict", "Sequential", "Linear", "Conv2d", "Conv1d", "ReLU", "Embedding", "LSTM", "GRU", "Tensor"}
 

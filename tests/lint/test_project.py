@@ -78,6 +78,45 @@ def test_a_package_helper_resolves_through_a_relative_import(tmp_path):
 
 
 
+UTILS = '''
+import torch
+
+
+def save_checkpoint(epoch, model, optimizer):
+    torch.save({"epoch": epoch, "model": model, "optimizer": optimizer.state_dict()}, "checkpoint.pth")
+'''
+
+STAR_MAIN = '''
+import torch
+from torch import nn
+from utils import *
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(4, 4), torch.randint(0, 2, (4,)))]
+for epoch in range(3):
+    for x, y in data:
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        print(model(data[0][0]).argmax(1))
+    save_checkpoint(epoch, model, optimizer)
+'''
+
+
+def test_a_helper_brought_in_by_a_star_import_is_read_there(tmp_path):
+    """`from utils import *`: `save_checkpoint(epoch, model, optimizer)` only saves, so the eval mode that validation left
+    carries into the next epoch's training (TW201); a helper that cannot be read would leave the mode unknown."""
+    (tmp_path / "utils.py").write_text(textwrap.dedent(UTILS))
+    (tmp_path / "main.py").write_text(textwrap.dedent(STAR_MAIN))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW201"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("main.py", 14)]
+    (tmp_path / "utils.py").write_text(textwrap.dedent(UTILS).replace("    torch.save(", "    model.train()\n    torch.save("))
+    assert not [f for f in run([tmp_path]).findings if f.code == "TW201"]
+
+
 STEP = '''
 import torch
 

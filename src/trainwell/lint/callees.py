@@ -13,7 +13,7 @@ import ast
 from functools import cached_property
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import scope_nodes
 from trainwell.lint.events import grad_of
 
@@ -95,6 +95,14 @@ class Callees:
         self._memo[id(fn)] = found
         return found
 
+    def _backpropagates(self, fn: ast.AST, seen: frozenset = frozenset()) -> bool:
+        """Whether ``fn`` calls ``backward()`` itself or through the helpers it calls."""
+        memo = self.__dict__.setdefault("_backpropagates_memo", {})
+        if id(fn) not in memo:
+            memo[id(fn)] = any(isinstance(n, ast.Call) and method_name(n) == "backward" for n in scope_nodes(self.ctx, fn)) \
+                or any(c not in seen and self._backpropagates(c, seen | {fn}) for c in [*self._callees.get(id(fn), []), *self._project_callees(fn)])
+        return memo[id(fn)]
+
     def _project_callees(self, fn: ast.AST) -> list[Function]:
         """Functions of other files of the project that ``fn`` calls by an imported name (``train_step(...)`` after
         ``from engine import train_step``): a per-batch helper there may hold the whole step."""
@@ -110,6 +118,27 @@ class Callees:
                 if target is not None:
                     found.append(target[1])
         return found
+
+    @cached_property
+    def _command_line(self) -> set[int]:
+        """The functions ``fire.Fire()`` runs from the command line (a bare ``fire.Fire()``: every top-level function of
+        the file; else the one named, or those of a dict): entry points called with autograd on, as PyTorch starts."""
+        found: set[int] = set()
+        for call in self.ctx.calls:
+            if self.ctx.call_name(call) != "fire.Fire":
+                continue
+            component = call.args[0] if call.args else kwarg(call, "component")
+            if component is None:
+                found |= {id(fn) for fn in self.ctx.functions.values()}
+            for name in ([component] if isinstance(component, ast.Name) else component.values if isinstance(component, ast.Dict) else []):
+                if isinstance(name, ast.Name) and name.id in self.ctx.functions:
+                    found.add(id(self.ctx.functions[name.id]))
+        return found
+
+    def _entry_grad(self, fn: Function) -> bool | None:
+        """Autograd at the start of an entry point: its decorator's, on for a command-line function, else unknown."""
+        grad = self._decorated_grad(fn)
+        return True if grad is None and id(fn) in self._command_line else grad
 
     def _decorated_grad(self, fn: Function) -> bool | None:
         for decorator in fn.decorator_list:

@@ -518,6 +518,26 @@ def _harmless_callee(ctx: FileContext, call: ast.Call) -> bool:
     return False
 
 
+def closed_call(ctx: FileContext, call: ast.Call, caller: ast.AST, callee: ast.AST, sites: tuple[Site, ...]) -> bool:
+    """Whether no autograd graph that the function ``caller`` built can reach ``callee`` through ``call``: the callee
+    is a top-level function (no closure over the caller, no ``self``), the caller a function that declares no
+    globals (its values are its own locals), and every argument a model or a value proven to carry no graph
+    (``ODFA(model, inputs)``: a backward() inside backpropagates only what the callee builds itself)."""
+    home, caller_home = ctx.home(callee), ctx.home(caller)
+    if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)) or callee not in home.functions.values():
+        return False
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in scope_nodes(caller_home, caller)):
+        return False
+    graph = Graph(caller_home, caller, call.lineno, _bound(ctx, sites))
+    for arg in [*call.args, *(k.value for k in call.keywords)]:
+        key = key_of(arg)
+        if isinstance(arg, ast.Starred) or key == "self" or key is not None and "." in key and not caller_home.is_model(key):
+            return False  # an attribute may hold anything
+        if not caller_home.is_model(key) and (not isinstance(arg, (ast.Name, ast.Constant)) or graph.connected(arg)):
+            return False
+    return not graph.unknown
+
+
 def graph_at(ctx: FileContext, event: Event) -> Graph:
     """The :class:`Graph` question asked just after ``event``, with the parameters of the helper it sits in bound to
     what the calls that led there passed (``meter.update(loss)`` runs ``self.values.append(value)``: ``value`` is

@@ -73,12 +73,14 @@ class Frame:
 @dataclass(frozen=True, eq=False)
 class Site:
     """One call the walk followed into a function of the project: ``caller`` holds ``call``; ``method`` when the
-    callee's first parameter is the receiver (``meter.update(loss)`` runs ``update(self, value)``)."""
+    callee's first parameter is the receiver (``meter.update(loss)`` runs ``update(self, value)``); ``closed`` when
+    no graph the caller built can reach the callee (:func:`trainwell.lint.dataflow.closed_call`)."""
 
     call: ast.Call
     caller: ast.AST | None
     callee: ast.AST
     method: bool = False
+    closed: bool = False
 
 
 @dataclass(eq=False)
@@ -100,6 +102,8 @@ class Event:
     subst: dict[str, str] = field(default_factory=dict)
     sealed: bool = False  # a FORWARD in a function that no graph can leave (dataflow.sealed): evaluation
     sites: tuple[Site, ...] = ()  # the calls that inlined ``scope``, outermost first (empty: an entry point)
+    ends: tuple[tuple[int, bool], ...] = ()  # the branches around it that end the run (`sys.exit()`, `raise`): nothing after them runs
+    tests: tuple[tuple[ast.If, bool], ...] = ()  # the `if` statements around it and the branch it is in (True: the body)
 
     @property
     def line(self) -> int:
@@ -200,6 +204,8 @@ def classify(ctx: FileContext, call: ast.Call, subst: dict[str, str]) -> tuple[s
             return APPEND, key, call.args[0], None
         if name == "forward" and _model_like(ctx, key, raw):
             return FORWARD, key, None, None
+        if ctx.layer_method(key, name) is not None or (ctx.role(key) is None and ctx.layer_method(raw, name) is not None):
+            return FORWARD, key, None, None  # `model.generate(x)`: a method of the model's class that runs its layers
     if is_clip(call):
         return CLIP, None, None, None
     if isinstance(func, ast.Name) and func.id.endswith("zero_grad"):

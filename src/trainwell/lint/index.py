@@ -196,6 +196,10 @@ class ProjectIndex:
         """The function of another file of the tree that a call's callee names (``train_one_epoch``, ``engine.evaluate``)."""
         found = self._definition(importer, func, "def {}(")
         fn = found[0].functions.get(found[1]) if found is not None else None
+        if fn is None and isinstance(func, ast.Name) and func.id not in importer.functions and func.id not in importer.imports \
+                and func.id not in importer.relative_imports:  # `from utils import *`
+            star = self._star_definition(importer, func.id, "functions", {id(importer)})
+            return (star[0], star[1]) if star is not None else None  # type: ignore[return-value]
         return (found[0], fn) if found is not None and fn is not None else None  # type: ignore[index]
 
     def class_def(self, importer: FileContext, func: ast.expr) -> tuple[FileContext, ast.ClassDef] | None:
@@ -213,14 +217,15 @@ class ProjectIndex:
             return None
         found = self.class_def(importer, func)
         if found is None and "." not in name and name not in importer.imports and name not in importer.relative_imports:
-            found = self._star_class(importer, name, {id(importer)})
+            found = self._star_definition(importer, name, "classes", {id(importer)})  # type: ignore[assignment]
         if found is None or not found[0].is_module_class(found[1].name):
             return None
         return found[0], found[1].name
 
-    def _star_class(self, importer: FileContext, name: str, seen: set[int]) -> tuple[FileContext, ast.ClassDef] | None:
-        """The class ``name`` that ``importer``'s star imports of the tree's modules bring in, following a package's
-        ``__init__.py`` that star-imports its submodules in turn (``from .resnet import *``)."""
+    def _star_definition(self, importer: FileContext, name: str, kind: str, seen: set[int]) -> tuple[FileContext, ast.AST] | None:
+        """The class or function (``kind``: ``classes`` / ``functions``) ``name`` that ``importer``'s star imports of
+        the tree's modules bring in, following a package's ``__init__.py`` that star-imports its submodules in turn
+        (``from .resnet import *``)."""
         for node in importer.tree.body:
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
                 path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
@@ -228,9 +233,9 @@ class ProjectIndex:
                 if target is None or id(target) in seen:
                     continue
                 seen.add(id(target))
-                if name in target.classes:
-                    return target, target.classes[name]
-                if len(seen) < 64 and (deeper := self._star_class(target, name, seen)) is not None:
+                if name in getattr(target, kind):
+                    return target, getattr(target, kind)[name]
+                if len(seen) < 64 and (deeper := self._star_definition(target, name, kind, seen)) is not None:
                     return deeper
         return None
 

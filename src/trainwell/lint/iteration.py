@@ -7,6 +7,7 @@ functions of one event.
 
 from __future__ import annotations
 
+import ast
 from functools import cached_property
 
 from trainwell.lint import events as ev
@@ -50,13 +51,134 @@ def extra_conditions(event: Event, other: Event) -> list[tuple[int, bool]]:
 
 
 def _backward_after(event: Event) -> bool:
-    """Whether a backward() follows ``event`` in its iteration or in any enclosing one."""
+    """Whether a backward() follows ``event`` in its iteration or in any enclosing one (and not past the end of the
+    run: after an ``if args.test_only: ...; sys.exit()`` branch that holds ``event``, only that branch runs)."""
     frame = event.frame
     while frame is not None:
-        if any(b.kind == ev.BACKWARD and b.seq > event.seq and b.grad is not False for b in frame.events):
+        if any(b.kind == ev.BACKWARD and b.seq > event.seq and b.grad is not False and set(event.ends) <= set(b.conds)
+               and not exclusive(event, b) and not _behind_a_closed_call(event, b) for b in frame.events):
             return True
         frame = frame.parent
     return False
+
+
+def _behind_a_closed_call(event: Event, backward: Event) -> bool:
+    """Whether ``backward`` runs inside a call made from ``event``'s own function that no graph of that function can
+    reach (an adversarial-example helper handed the model and the batch backpropagates only what it builds)."""
+    depth = len(event.sites)
+    if backward.sites[:depth] != event.sites or len(backward.sites) <= depth:
+        return False
+    site = backward.sites[depth]
+    return site.closed and site.caller is event.scope
+
+
+def exclusive(event: Event, other: Event) -> bool:
+    """Whether the two sit in branches of tests on one loop variable that cannot both hold in an iteration of that loop
+    (``for phase in ["train", "val"]``: ``if phase == "val":`` and ``if phase == "train":``, or ``phase != "val"`` and
+    ``phase != "train"`` over that list), the variable never assigned in the loop's body."""
+    for name in {c[0] for t, k in event.tests for c in _tested(t.test, k)}:
+        mine, theirs = _on(event, name), _on(other, name)
+        if not theirs:
+            continue
+        loop = _loop_binding(name, event, other, tuple({id(t): t for t, _ in mine + theirs}.values()))
+        if loop is None:
+            continue
+        if any(_contradict(a, b) for _, a in mine for _, b in theirs):
+            return True
+        domain = _domain(loop)
+        if domain is not None and not set(_allowed(domain, mine)) & set(_allowed(domain, theirs)):
+            return True
+    return False
+
+
+def implied(event: Event, test: ast.If, taken: bool, other: Event) -> bool:
+    """Whether the branch ``(test, taken)`` that ``other`` sits in is taken in every iteration where ``event`` runs:
+    ``event`` sits in it too, or ``event``'s own tests on the loop variable leave only values it allows (over
+    ``for phase in ["train", "val"]``, ``phase != "val"`` leaves "train", so ``if phase == "train":`` holds)."""
+    if (test, taken) in event.tests:
+        return True
+    needs = _tested(test.test, taken)
+    if not needs or len({n[0] for n in needs}) != 1 or not _whole(test.test, taken):
+        return False
+    mine = _on(event, needs[0][0])
+    loop = _loop_binding(needs[0][0], event, other, (test, *{id(t): t for t, _ in mine}.values())) if mine else None
+    domain = _domain(loop) if loop is not None else None
+    return domain is not None and all(_holds(n, value) for value in _allowed(domain, mine) for n in needs)
+
+
+def _on(event: Event, name: str) -> list[tuple[ast.If, tuple[str, bool, object]]]:
+    """The constraints on ``name`` that the branches ``event`` sits in put (with the ``if`` of each)."""
+    return [(t, c) for t, k in event.tests for c in _tested(t.test, k) if c[0] == name]
+
+
+def _domain(loop: ast.For | ast.AsyncFor) -> list[object] | None:
+    """The values of ``for phase in ["train", "val"]`` (a literal list or tuple of constants), else None."""
+    if isinstance(loop.iter, (ast.List, ast.Tuple)) and loop.iter.elts and all(isinstance(e, ast.Constant) for e in loop.iter.elts):
+        return [e.value for e in loop.iter.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def _allowed(domain: list[object], constraints: list[tuple[ast.If, tuple[str, bool, object]]]) -> list[object]:
+    return [v for v in domain if all(_holds(c, v) for _, c in constraints)]
+
+
+def _holds(constraint: tuple[str, bool, object], value: object) -> bool:
+    _, equal, const = constraint
+    if const is True and not isinstance(value, bool):
+        return bool(value) == equal  # `if train:` on a value that is not a bool: its truth
+    return (value == const) == equal
+
+
+def _tested(test: ast.expr, taken: bool) -> list[tuple[str, bool, object]]:
+    """The ``(name, equal, value)`` facts that hold in the branch: ``phase == "val"`` taken -> (phase, True, "val");
+    its else -> (phase, False, "val"); ``if train:`` -> (train, True, True); ``a and b`` taken -> the facts of both."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _tested(test.operand, not taken)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if taken else ast.Or):
+        return [c for value in test.values for c in _tested(value, taken)]
+    if isinstance(test, ast.Name):
+        return [(test.id, taken, True)]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = test.left, test.comparators[0]
+        if isinstance(right, ast.Name) and isinstance(left, ast.Constant):
+            left, right = right, left
+        if isinstance(left, ast.Name) and isinstance(right, ast.Constant):
+            return [(left.id, taken == isinstance(test.ops[0], ast.Eq), right.value)]
+    return []
+
+
+def _whole(test: ast.expr, taken: bool) -> bool:
+    """Whether the facts :func:`_tested` gives are the whole test (no part it could not read)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _whole(test.operand, not taken)
+    if isinstance(test, ast.BoolOp):
+        return isinstance(test.op, ast.And if taken else ast.Or) and all(_whole(v, taken) for v in test.values)
+    return bool(_tested(test, taken))
+
+
+def _contradict(a: tuple[str, bool, object], b: tuple[str, bool, object]) -> bool:
+    (_, equal_a, value_a), (_, equal_b, value_b) = a, b
+    if isinstance(value_a, bool) != isinstance(value_b, bool):
+        return False
+    if equal_a and equal_b:
+        return value_a != value_b
+    return equal_a != equal_b and value_a == value_b
+
+
+def _loop_binding(name: str, event: Event, other: Event, tests: tuple[ast.If, ...]) -> ast.For | ast.AsyncFor | None:
+    """The ``for`` loop of variable ``name`` around both events whose body holds every test and never assigns
+    ``name``: the variable keeps one value for the whole iteration. None if there is none."""
+    frame = event.frame
+    while frame is not None:
+        loop = frame.node
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) and loop.target.id == name \
+                and other.inside(frame):
+            inner = [n for stmt in loop.body for n in ast.walk(stmt)]
+            keeps = all(any(n is t for n in inner) for t in tests) and not any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)) for n in inner)
+            return loop if keeps else None
+        frame = frame.parent
+    return None
 
 
 def validation_forward(event: Event) -> bool:

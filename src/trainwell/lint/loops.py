@@ -18,7 +18,7 @@ import ast
 from trainwell.lint import events as ev
 from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import sealed
+from trainwell.lint.dataflow import closed_call, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
 from trainwell.lint.ownership import Ownership
@@ -26,6 +26,8 @@ from trainwell.lint.ownership import Ownership
 MAX_EVENTS = 50_000
 _UPDATES = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"}  # in-place updates of a parameter from its gradient
 UNKNOWN = "unknown"
+# callables that read a model and hand it back untouched (its mode, its gradients): passing a model to them hides nothing
+_READ_ONLY = {"torch.save", "print", "len", "str", "repr", "id", "type", "isinstance", "hasattr", "vars"}
 
 
 def _is_main_guard(test: ast.expr) -> bool:
@@ -61,8 +63,11 @@ class Analysis(Callees, Queries, Ownership):
         self.frame: Frame | None = None
         self.conds: tuple[tuple[int, bool], ...] = ()
         self.periodic: tuple[ast.If, ...] = ()
+        self.ends: tuple[tuple[int, bool], ...] = ()  # the branches being walked that end the run
+        self.tests: tuple[tuple[ast.If, bool], ...] = ()  # the `if` branches being walked
         self.grad: bool | None = True
         self.frozen: set[str] = set()  # models whose parameters were all set `requires_grad = False` along the walk
+        self.bound: set[str] = set()  # names bound so far along the walk (parameters, assignments, loop targets)
         self._seq = 0
         self.track_modes = ".eval(" in ctx.source or ".train(" in ctx.source
         self._callees: dict[int, list[ast.AST]] = {}
@@ -77,7 +82,7 @@ class Analysis(Callees, Queries, Ownership):
             self._entry(self.ctx.tree, self.ctx.tree.body, None, True)
         for fn in self.ctx.functions.values():
             if fn not in called and self._interesting(fn):
-                self._entry(fn, fn.body, None, self._decorated_grad(fn))
+                self._entry(fn, fn.body, None, self._entry_grad(fn))
         for cls, methods in self.ctx.methods.items():
             if self.ctx.is_module_class(cls):
                 continue  # a module's own methods run inside forward passes we cannot place
@@ -88,8 +93,10 @@ class Analysis(Callees, Queries, Ownership):
     def _entry(self, scope: ast.AST, body: list[ast.stmt], cls: str | None, grad: bool | None) -> None:
         frame = Frame(scope, None, "body")
         self.frames.append(frame)
-        self.frame, self.conds, self.periodic, self.grad, self.modes = frame, (), (), grad, {}
+        self.frame, self.conds, self.periodic, self.ends, self.tests, self.grad, self.modes = frame, (), (), (), (), grad, {}
         self.frozen = set()
+        arguments = getattr(scope, "args", None)
+        self.bound = {a.arg for a in (ast.walk(arguments) if arguments is not None else []) if isinstance(a, ast.arg)}
         self._block(body, Env({}, scope, cls, (scope,)))
 
     # -- statements ------------------------------------------------------------
@@ -133,22 +140,51 @@ class Analysis(Callees, Queries, Ownership):
         else:
             self._calls(stmt, env)
             self._assignment(stmt, env)
+        self._bind(stmt, env)
+
+    def _bind(self, stmt: ast.stmt, env: Env) -> None:
+        """Record the names ``stmt`` binds (not inside the blocks of a compound statement: those bind as they are walked)."""
+        if isinstance(stmt, (ast.For, ast.AsyncFor)):
+            targets: list[ast.AST] = [stmt.target]
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        elif isinstance(stmt, (ast.If, ast.While, ast.Try, ast.Match)) or type(stmt).__name__ == "TryStar":
+            return
+        else:
+            targets = [stmt]
+        for target in targets:
+            for node in ast.walk(target):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and (key := subst_key(node, env.subst)):
+                    self.bound.add(key)
 
     def _branches(self, node: ast.AST, branches: list[tuple[list[ast.stmt], bool]], env: Env, periodic: bool) -> None:
-        conds, windows, before = self.conds, self.periodic, self.modes
-        outcomes = []
+        conds, windows, ends, tests, before, bound = self.conds, self.periodic, self.ends, self.tests, self.modes, self.bound
+        outcomes, binds = [], []
         for index, (body, _) in enumerate(branches):
-            self.modes = dict(before)
-            self.conds = conds + ((id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True),)
+            self.modes, self.bound = dict(before), set(bound)
+            cond = (id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True)
+            self.conds = conds + (cond,)
             self.periodic = windows + ((node,) if periodic and index == 0 else ())  # type: ignore[operator]
+            self.ends = ends + ((cond,) if _ends_the_run(body) else ())
+            self.tests = tests + (((node, index == 0),) if isinstance(node, ast.If) else ())  # type: ignore[operator]
             self._block(body, env)
             if not _ends_the_run(body):  # `else: assert False`, `raise ...`: nothing after the `if` sees this branch
                 outcomes.append(self.modes)
-        self.conds, self.periodic = conds, windows
-        outcomes = outcomes or [before]
-        merged = outcomes[0]
+                binds.append(self.bound)
+        self.conds, self.periodic, self.ends, self.tests = conds, windows, ends, tests
+        self.bound = set(bound).union(*binds)
+        if not outcomes:
+            self.modes = before
+            return
+        # a name first bound in some branches only is unbound after the others: no use of it follows them (NameError)
+        unbound = {k for k in set().union(*outcomes) if "." not in k and k not in before and k not in bound}
+        merged = {k: v for k, v in outcomes[0].items() if k not in unbound}
         for other in outcomes[1:]:
-            merged = _join(merged, other)
+            merged = _join(merged, {k: v for k, v in other.items() if k not in unbound})
+        for key in unbound:
+            values = [o.get(key, frozenset({UNKNOWN})) for o, b in zip(outcomes, binds) if key in b or key in o]
+            if values:
+                merged[key] = frozenset().union(*values)
         self.modes = merged
 
     def _loop(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> None:
@@ -256,7 +292,9 @@ class Analysis(Callees, Queries, Ownership):
             if kind == ev.STEP and isinstance(arg, ast.Name) and arg.id in env.local_defs:
                 self._inline(env.local_defs[arg.id], call, env, env.cls, bind=False)
             if kind in (ev.TRAIN, ev.EVAL):
-                self._set_mode(key, frozenset({"train"}) if kind == ev.TRAIN else frozenset({("eval", call)}))
+                chosen = kind == ev.EVAL or not call.args or isinstance(call.args[0], ast.Constant)  # not `model.train(is_training)`
+                mode = frozenset({"train"}) if kind == ev.TRAIN else frozenset({("eval", call)})
+                self._set_mode(key, mode if chosen else frozenset({UNKNOWN}))
             self._emit(kind, call, key, env, arg=arg, via=via)
             return
         target = self._resolve(call, env)
@@ -267,6 +305,8 @@ class Analysis(Callees, Queries, Ownership):
         receiver = subst_key(call.func.value, env.subst) if isinstance(call.func, ast.Attribute) else None
         if receiver is not None and receiver.partition(".")[0] in self._holders:
             self._emit(ev.ESCAPE, call, None, env)  # `self.reset_grads()` of a base class we cannot see
+        if (self.ctx.call_name(call) or key_of(call.func)) in _READ_ONLY:
+            return  # `torch.save(model, path)` keeps the mode it was in
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             key = subst_key(arg, env.subst)
             if key is not None and (self.ctx.is_optimizer(key) or self.ctx.is_model(key)):
@@ -302,24 +342,33 @@ class Analysis(Callees, Queries, Ownership):
         decorated = self._decorated_grad(fn)
         if decorated is not None:
             self.grad = decorated
-        site = ev.Site(call, env.scope, fn, bind and cls is not None and isinstance(call.func, ast.Attribute))
+        method = bind and cls is not None and isinstance(call.func, ast.Attribute)
+        closed = bind and not method and self._backpropagates(fn) and closed_call(self.ctx, call, env.scope, fn, env.sites)
+        site = ev.Site(call, env.scope, fn, method, closed)
         self._block(fn.body, Env(subst, fn, cls, env.stack + (fn,), env.sites + (site,)))
         self.grad = grad
         return True
 
     # -- state -----------------------------------------------------------------
     def _set_mode(self, key: str | None, value: frozenset) -> None:
+        """The mode belongs to the object: every key that names it (``self.model`` after ``self.model = model``) and
+        its submodules switch with it."""
         if key is None:
             return
+        names = {key} | {known for known in self.modes if self.same(known, key)}
         for known in list(self.modes):
-            if known.startswith(key + "."):
+            if any(known.startswith(name + ".") for name in names):
                 self.modes[known] = value
-        self.modes[key] = value
+        for name in names:
+            self.modes[name] = value
 
     def mode_of(self, key: str | None) -> frozenset:
         while key:
             if key in self.modes:
                 return self.modes[key]
+            alias = next((known for known in self.modes if self.same(known, key)), None)
+            if alias is not None:
+                return self.modes[alias]
             key = key.rpartition(".")[0]
         return frozenset({UNKNOWN})
 
@@ -331,7 +380,7 @@ class Analysis(Callees, Queries, Ownership):
         closed = kind == ev.FORWARD and env.scope is not None and sealed(self.ctx, env.scope)
         grad = ev.FROZEN if kind == ev.FORWARD and self.grad is True and self._frozen(key) else self.grad
         event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed,
-                      env.sites)
+                      env.sites, self.ends, self.tests)
         self.events.append(event)
         frame = self.frame
         while frame is not None:

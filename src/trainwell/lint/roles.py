@@ -33,7 +33,8 @@ _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
 _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 # wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
 _LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
-_NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset", re.I)
+TORCHVISION_BY_NAME = "torchvision.models[name]"  # Role.cls of a torchvision model looked up by name
+_NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset|Pipeline", re.I)
 
 
 @dataclass
@@ -104,7 +105,21 @@ class RoleIndex:
             return Role("model", value, last)
         if qual.startswith("torchvision.models") or (last == "from_pretrained" and not _NOT_MODELS.search(local or qual)):
             return Role("model", value, last)
+        if isinstance(value.func, ast.Attribute) and value.func.attr == "from_pretrained" and key_of(value.func.value) in self.classes \
+                and self.is_module_class(key_of(value.func.value)):  # type: ignore[arg-type]
+            return Role("model", value, "from_pretrained")  # `GPT.from_pretrained("gpt2")` of a module class of this file
+        if self._torchvision_by_name(value):
+            return Role("model", value, TORCHVISION_BY_NAME)
         return None
+
+    def _torchvision_by_name(self, call: ast.Call) -> bool:
+        """``models.__dict__[args.arch]()`` / ``getattr(models, args.arch)()`` after ``import torchvision.models as
+        models``: a torchvision model picked by its name at run time (a fresh module, in training mode)."""
+        func = call.func
+        if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Attribute) and func.value.attr == "__dict__":
+            return self.qualname(func.value.value) == "torchvision.models"
+        return isinstance(func, ast.Call) and key_of(func.func) == "getattr" and len(func.args) == 2 \
+            and self.qualname(func.args[0]) == "torchvision.models"
 
     def _schedule_kind(self, cls: str, call: ast.Call) -> str:
         kind = SCHEDULERS.get(cls, "step" if "schedule" in cls else "unknown")
@@ -313,8 +328,70 @@ class RoleIndex:
             return False
         qual = self.call_name(role.node) or ""
         local = key_of(role.node.func)
-        return (local in self.classes and role.cls == local) or "home" in role.info \
+        if role.cls == "from_pretrained" and isinstance(role.node.func, ast.Attribute):
+            return self._builds_a_fresh_instance(role.node.func)
+        return (local in self.classes and role.cls == local) or "home" in role.info or role.cls == TORCHVISION_BY_NAME \
             or (qual.startswith(("torch.nn.", "torchvision.models.")) and qual.rsplit(".", 1)[-1] == role.cls)
+
+    def layer_method(self, key: str | None, name: str) -> Any:
+        """The method ``name`` of the module class (of this file or another file of the tree) behind the model ``key``
+        when it runs the module's own layers (``self.encoder(x)``, ``self(x)``): calling it is a forward pass
+        (``model.generate(content, style)``). None for any other method, or a model of unknown class."""
+        role = self.role(key)
+        if role is None or role.kind != "model" or name.startswith("__"):
+            return None
+        home = role.info.get("home") or (self if role.cls in self.classes else None)
+        return home._layer_method(role.cls, name, frozenset()) if home is not None else None
+
+    def _layer_method(self, cls: str, name: str, seen: frozenset[str]) -> Any:
+        cache = self.__dict__.setdefault("_layer_methods", {})
+        if (cls, name) not in cache:
+            cache[(cls, name)] = None
+            method = self.methods.get(cls, {}).get(name)
+            if method is None and cls not in seen and cls in self.classes:
+                for base in self.classes[cls].bases:  # a method inherited from a local base class
+                    if key_of(base) in self.classes and (found := self._layer_method(key_of(base), name, seen | {cls})) is not None:
+                        method = found
+                        break
+                cache[(cls, name)] = method
+                return method
+            layers = self._layer_attributes(cls)
+            if method is not None and any(isinstance(n, ast.Call) and (key_of(n.func) in ("self", "self.forward") or (
+                    (key_of(n.func) or "").startswith("self.") and key_of(n.func)[5:] in layers)) for n in ast.walk(method)):  # type: ignore[index]
+                cache[(cls, name)] = method
+        return cache[(cls, name)]
+
+    def _layer_attributes(self, cls: str) -> set[str]:
+        """The attributes ``__init__`` of the local class ``cls`` assigns a module (``self.encoder = Encoder()``)."""
+        init = self.methods.get(cls, {}).get("__init__")
+        found: set[str] = set()
+        for node in ast.walk(init) if init is not None else []:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and (key_of(node.targets[0]) or "").count(".") == 1 \
+                    and key_of(node.targets[0]).startswith("self.") and (role := self.classify(node.value)) is not None \
+                    and role.kind == "model":  # type: ignore[union-attr]
+                found.add(key_of(node.targets[0])[5:])  # type: ignore[index]
+        return found
+
+    def _builds_a_fresh_instance(self, func: ast.Attribute) -> bool:
+        """Whether ``GPT.from_pretrained`` is a class method of a module class of the tree that returns an instance it
+        builds itself (``model = GPT(config)`` ... ``return model``) and never switches its mode: a fresh module, in
+        training mode (a library's ``from_pretrained`` returns eval mode)."""
+        name = key_of(func.value)
+        project = getattr(self, "project", None)
+        found = (self, self.classes[name]) if name in self.classes else project.class_def(self, func.value) if project is not None else None
+        if found is None or not found[0].is_module_class(found[1].name):
+            return False
+        home, cls = found
+        method = home.methods.get(cls.name, {}).get(func.attr)
+        if method is None:
+            return False
+        returns = [n.value for n in ast.walk(method) if isinstance(n, ast.Return)]
+        built = {key_of(t) for n in ast.walk(method) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                 and key_of(n.value.func) in ("cls", cls.name) for t in n.targets}
+        others = {key_of(t) for n in ast.walk(method) if isinstance(n, ast.Assign) and not (isinstance(n.value, ast.Call)
+                  and key_of(n.value.func) in ("cls", cls.name)) for t in n.targets}
+        return bool(returns) and all(key_of(r) in built - others for r in returns) \
+            and not any(method_name(n) in ("eval", "train") for n in ast.walk(method))
 
     def has_mode_layers(self, key: str | None) -> bool:
         """Whether the model under ``key`` has Dropout or BatchNorm (its train/eval mode matters); False when unknown."""
@@ -325,8 +402,16 @@ class RoleIndex:
             return role.info["home"]._class_has_mode_layers(role.cls, frozenset())
         if role.cls in self.classes:
             return self._class_has_mode_layers(role.cls, frozenset())
-        if role.cls == "from_pretrained" or (self.call_name(role.node) or "").startswith("torchvision.models"):
-            return True
+        if role.cls == "from_pretrained" and isinstance(role.node, ast.Call) and isinstance(role.node.func, ast.Attribute):
+            owner = key_of(role.node.func.value)  # `GPT.from_pretrained(...)` of a module class of the tree: read that class
+            if owner in self.classes:
+                return self._class_has_mode_layers(owner, frozenset())
+            project = getattr(self, "project", None)
+            found = project.module_class(self, role.node.func.value) if project is not None else None
+            if found is not None:
+                return found[0]._class_has_mode_layers(found[1], frozenset())
+        if role.cls in ("from_pretrained", TORCHVISION_BY_NAME) or (self.call_name(role.node) or "").startswith("torchvision.models"):
+            return True  # torchvision's classification models are built with BatchNorm or Dropout
         if role.cls == "create_model" and isinstance(role.node, ast.Call):
             return _timm_has_batch_norm(role.node)
         return self.built_with_mode_layers(role.node)

@@ -13,16 +13,19 @@ from trainwell.lint.iteration import autograd_on, training_forward, validation_f
 from trainwell.lint.loops import UNKNOWN
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import loader_calls
-from trainwell.lint.rules.no_grad_missing import parents
+from trainwell.lint.rules.no_grad_missing import graph_dropped, parents
 from trainwell.diagnostic import Finding
 
 CODE = "TW202"
 REQUIRES = TRAINING
 # Precision: a forward pass counts as validation/inference here under no_grad / inference_mode, or with autograd
 # on (TW203's pass, missing both `eval()` and `no_grad`) when it runs over the batches of a loader (a DataLoader,
-# or the batches the training loop reads) in a loop that steps no optimizer, or when its output goes into a loss
-# that is only read as a number (`.item()`, `.data`): a measured loss. Elsewhere (an RL rollout over environment
-# steps, a GAN's samples, a forward whose output is backpropagated in another function) training mode may be intended.
+# or the batches the training loop reads) in a loop that steps no optimizer, when its output goes into a loss
+# that is only read as a number (`.item()`, `.data`): a measured loss, or when it runs in an entry point that never
+# steps an optimizer and only numbers or indices are kept of its output (a command that predicts or generates).
+# Elsewhere (an RL rollout over environment steps, a GAN's samples, a forward whose output is backpropagated in
+# another function) training mode may be intended.
+_WRAPPERS = {"DistributedDataParallel", "DataParallel"}  # `nn.parallel.DistributedDataParallel(model)` runs the model it wraps
 _NUMBER_READS = {"item", "data", "cpu", "numpy", "tolist", "detach"}
 
 
@@ -31,7 +34,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     if not any(e.kind == ev.STEP for e in analysis.events):
         return  # a program that never steps an optimizer is not a training run (tests, demos)
     for forward in (e for e in analysis.events if validation_forward(e)):
-        if forward.grad is not False and not (autograd_on(forward) and (_over_batches(ctx, forward) or _measured(ctx, forward))):
+        if forward.grad is not False and not (autograd_on(forward) and (_over_batches(ctx, forward) or _measured(ctx, forward)
+                                                                        or _prediction(ctx, forward))):
             continue
         if not ctx.has_mode_layers(forward.key) or _local_model_without_mode_layers(ctx, forward):
             continue
@@ -66,6 +70,13 @@ def _over_batches(ctx: FileContext, forward: Event) -> bool:
                 return not frame.has(ev.STEP)
         frame = frame.parent
     return False
+
+
+def _prediction(ctx: FileContext, forward: Event) -> bool:
+    """Whether the forward runs in an entry point that never steps an optimizer (a command that generates or
+    predicts) and only numbers or indices are kept of its output (``logits[-1].argmax().item()``): inference."""
+    return not any(e.kind == ev.STEP for e in _entry(forward).events) \
+        and graph_dropped(ctx.home(forward.node), forward.node, forward.scope)
 
 
 def _loader_keys(ctx: FileContext) -> set[str]:
@@ -146,5 +157,6 @@ def _local_model_without_mode_layers(ctx: FileContext, forward: Event) -> bool:
         outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and any(n is forward.scope for n in ast.walk(fn))), None)
         values = reaching(ctx, outer, forward.key, 10**9) if outer is not None else []
     role = ctx.role(forward.key)
-    return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.") for v in values) \
+    return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.")
+                                and (ctx.call_name(v) or "").rsplit(".", 1)[-1] not in _WRAPPERS for v in values) \
         and not any(role is not None and v is role.node for v in values) and not any(ctx.built_with_mode_layers(v) for v in values)

@@ -102,6 +102,8 @@ def _graph_dropped(ctx: FileContext, call: ast.AST, scope: ast.AST | None, depth
                 node, parent = outer, parents.get(id(outer))
                 continue
             return False
+        elif isinstance(parent, ast.Subscript) and parent.value is node:
+            node, parent = parent, parents.get(id(parent))  # `logits[-1, 0]`: part of the output, same graph
         elif isinstance(parent, ast.Assign):
             return _name_dropped(ctx, node, scope, parents, depth)
         else:
@@ -115,16 +117,26 @@ def _name_dropped(ctx: FileContext, value: ast.AST, scope: ast.AST, parents: dic
     if distribution:
         if not isinstance(assign, ast.Assign):
             return _distribution_use(ctx, value, scope, parents, depth)
-    if not (isinstance(assign, ast.Assign) and assign.value is value and len(assign.targets) == 1
-            and isinstance(assign.targets[0], ast.Name)):
+    if not (isinstance(assign, ast.Assign) and assign.value is value and len(assign.targets) == 1):
         return False
-    name = assign.targets[0].id
-    uses = [n for n in scope_nodes(ctx, scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-    if not uses or any(len(reaching(ctx, scope, name, u.lineno)) != 1 for u in uses):
+    target = assign.targets[0]
+    if isinstance(target, ast.Tuple) and not distribution and all(isinstance(t, ast.Name) for t in target.elts):
+        names = [t.id for t in target.elts]  # `memory, logits = model(src)`: every part is dropped, or never read
+    elif isinstance(target, ast.Name):
+        names = [target.id]
+    else:
+        return False
+    every_use = []
+    for name in names:
+        uses = [n for n in scope_nodes(ctx, scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        if any(len(reaching(ctx, scope, name, u.lineno)) != 1 for u in uses):
+            return False
+        every_use += uses
+    if not every_use:
         return False
     if distribution:
-        return all(_distribution_use(ctx, use, scope, parents, depth) for use in uses)
-    return all(_graph_dropped(ctx, use, scope, depth + 1) for use in uses)
+        return all(_distribution_use(ctx, use, scope, parents, depth) for use in every_use)
+    return all(_graph_dropped(ctx, use, scope, depth + 1) for use in every_use)
 
 
 def _distribution_use(ctx: FileContext, dist: ast.AST, scope: ast.AST, parents: dict[int, ast.AST], depth: int) -> bool:
@@ -153,6 +165,7 @@ def _parents(ctx: FileContext, scope: ast.AST) -> dict[int, ast.AST]:
 
 
 parents = _parents  # TW202 reads where a forward's output goes too
+graph_dropped = _graph_dropped
 
 
 # -- Variable(volatile=True) -----------------------------------------------------------------------------------------------

@@ -1,0 +1,31 @@
+"""TW201: the epoch loop saves the whole model after validation (`torch.save(model, ...)`): saving keeps the mode it
+was in, so the eval mode validation left carries into the next epoch's training, which never calls model.train()."""
+import os
+import tempfile
+
+import torch
+from torch import nn
+
+
+def train(model, batches, optimizer):
+    for x, y in batches:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+
+
+def test(model, batches):
+    model.eval()  # error: TW201
+    with torch.no_grad():
+        return sum((model(x).argmax(1) == y).sum().item() for x, y in batches)
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.3), nn.Linear(16, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.randn(8, 6), torch.randint(0, 2, (8,))) for _ in range(3)]
+folder = tempfile.mkdtemp()
+for epoch in range(3):
+    train(model, batches, optimizer)
+    print(epoch, test(model, batches))
+    torch.save(model, os.path.join(folder, "latest.pth"))
