@@ -41,15 +41,23 @@ class Env:
 
 def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
     """Whether ``fn`` stores one of its arguments where it outlives the call (``self.values.append(value)``,
-    ``history.append(loss)``, ``self.total += value``): a meter or a recorder, whose stores the rules must see."""
+    ``history.append(loss)`` into a list it was handed or a module-level one, ``self.total += value``): a meter or a
+    recorder, whose stores the rules must see. A list the function makes itself dies with the call."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    holders = params | {"self"}
-    for node in scope_nodes(ctx, fn):
-        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and (key_of(node.func.value) or "").partition(".")[0] in holders:  # type: ignore[attr-defined]
+    nodes = scope_nodes(ctx, fn)
+    declared = {name for n in nodes if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))} - declared
+
+    def holder(key: str | None) -> bool:  # a parameter, the instance, or a name of the module (or enclosing function)
+        head = (key or "").partition(".")[0]
+        return bool(head) and (head in params or head == "self" or head not in local)
+
+    for node in nodes:
+        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and holder(key_of(node.func.value)):  # type: ignore[attr-defined]
             stored = node.args
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and (key_of(node.target) or "").partition(".")[0] in holders:
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and holder(key_of(node.target)):
             stored = [node.value]
         else:
             continue
