@@ -18,7 +18,7 @@ import ast
 from trainwell.lint import events as ev
 from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import sealed
+from trainwell.lint.dataflow import scope_nodes, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
 from trainwell.lint.ownership import Ownership
@@ -79,11 +79,19 @@ class Analysis(Callees, Queries, Ownership):
             if fn not in called and self._interesting(fn):
                 self._entry(fn, fn.body, None, self._decorated_grad(fn))
         for cls, methods in self.ctx.methods.items():
-            if self.ctx.is_module_class(cls):
-                continue  # a module's own methods run inside forward passes we cannot place
+            module = self.ctx.is_module_class(cls)
             for fn in methods.values():
+                if module and not self._steps_its_optimizer(fn):
+                    continue  # a module's own methods run inside forward passes we cannot place
                 if fn not in called and fn.name != "__init__" and self._interesting(fn):
                     self._entry(fn, fn.body, cls, self._decorated_grad(fn))
+
+    def _steps_its_optimizer(self, fn: Function) -> bool:
+        """Whether a method of a module class steps an optimizer (``self.opt.step()`` with ``self.opt =
+        Adam(self.parameters())``): a training routine of its own, not a part of a forward pass."""
+        return fn.name != "forward" and any(
+            isinstance(n, ast.Call) and method_name(n) == "step" and self.ctx.is_optimizer(key_of(n.func.value))  # type: ignore[attr-defined]
+            for n in scope_nodes(self.ctx, fn))
 
     def _entry(self, scope: ast.AST, body: list[ast.stmt], cls: str | None, grad: bool | None) -> None:
         frame = Frame(scope, None, "body")
