@@ -221,7 +221,9 @@ class RoleIndex:
         known from what is done with them: the first argument of an LR scheduler's constructor (``StepLR(opt, ...)``
         takes nothing else), and a key that is both cleared and stepped (``opt.zero_grad()`` and ``opt.step()``:
         no other PyTorch object has both); then the loop variables over a list of optimizers (``for net, opt in
-        zip(nets, optimizers)``), and the parameters of the helpers they are passed to."""
+        zip(nets, optimizers)``), and the parameters of the helpers they are passed to. A stepped key whose
+        ``param_groups`` are read (``for g in optimizer.param_groups: g["lr"] = lr``) is one too: only an optimizer
+        has both."""
         found: list[str] = []
         for role in list(roles.values()):
             if role.kind == "scheduler" and isinstance(role.node, ast.Call) and role.cls != "ChainedScheduler":
@@ -233,8 +235,9 @@ class RoleIndex:
             if name in ("zero_grad", "step"):
                 (cleared if name == "zero_grad" else stepped).add(key_of(node.func.value))  # type: ignore[union-attr]
             called.add(key_of(node.func))
+        grouped = {key_of(n.value) for n in self.nodes if isinstance(n, ast.Attribute) and n.attr == "param_groups"}
         instances = getattr(self, "instances", {})
-        found += [k for k in cleared & stepped if k not in called and k not in instances]
+        found += [k for k in (cleared | grouped) & stepped if k not in called and k not in instances]
         for key in found:
             if key and key not in roles:
                 roles[key] = Role("optimizer", None, "")
