@@ -155,3 +155,14 @@ def test_a_module_inside_a_virtualenv_is_not_read_as_a_sibling(tmp_path):
     main = root / "main.py"
     main.write_text("import sys\nsys.path.insert(0, 'venv/lib')\n" + textwrap.dedent(MAIN))
     assert [f.code for f in run([main]).findings if f.code == "TW101"] == []
+
+
+def test_a_helper_re_exported_by_a_package_resolves_to_its_module(tmp_path):
+    """``from utils import train_one_epoch`` where ``utils/__init__.py`` says ``from .engine import (...)``."""
+    package = tmp_path / "utils"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .engine import (\n    accuracy,\n    train_one_epoch,\n)\n")
+    (package / "engine.py").write_text(textwrap.dedent(ENGINE))
+    (tmp_path / "main.py").write_text(textwrap.dedent(MAIN).replace("from engine import", "from utils import"))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]

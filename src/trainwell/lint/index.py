@@ -234,8 +234,9 @@ class ProjectIndex:
                     return deeper
         return None
 
-    def _definition(self, importer: FileContext, func: ast.expr, spelling: str) -> tuple[FileContext, str] | None:
-        """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to."""
+    def _definition(self, importer: FileContext, func: ast.expr, spelling: str, depth: int = 0) -> tuple[FileContext, str] | None:
+        """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to,
+        through the modules that re-export it (a package's ``__init__.py`` saying ``from .train_utils import train``)."""
         name = key_of(func)
         if name is None:
             return None
@@ -256,6 +257,10 @@ class ProjectIndex:
             return None
         path = self.module_file(Path(importer.path), module, level, self.search_folders(importer))
         if path is not None and spelling.format(attr) not in self._text(path):
+            if depth < 4 and "import" in self._text(path) and re.search(rf"\b{re.escape(attr)}\b", self._text(path)):
+                reexporter = self.context(path)  # `from .train_utils import train` in the package's __init__.py
+                if reexporter is not None and reexporter is not importer and (attr in reexporter.imports or attr in reexporter.relative_imports):
+                    return self._definition(reexporter, ast.Name(id=attr), spelling, depth + 1)
             return None  # no such definition there: no need to parse the file
         target = self.context(path) if path is not None else None
         if target is None or target is importer:
