@@ -166,3 +166,18 @@ def test_a_helper_re_exported_by_a_package_resolves_to_its_module(tmp_path):
     (tmp_path / "main.py").write_text(textwrap.dedent(MAIN).replace("from engine import", "from utils import"))
     findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
     assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+def test_the_index_reads_a_text_given_for_a_file_instead_of_the_disk(tmp_path):
+    """A mutated (or unsaved) helper is what the importer's walk sees."""
+    from trainwell.lint.index import ProjectIndex
+    from trainwell.lint.runner import check_source
+
+    root = _tree(tmp_path, engine=ENGINE.replace("    for x, y in loader:\n", "    for x, y in loader:\n        optimizer.zero_grad()\n"))
+    main = root / "main.py"
+    files = [root / "engine.py", main]
+    clean = ProjectIndex(files, [root], (2, 4))
+    assert not [f for f in check_source(main.read_text(), str(main), {"TW101"}, project=clean)[0]]
+    mutated = ProjectIndex(files, [root], (2, 4), texts={root / "engine.py": textwrap.dedent(ENGINE)})
+    findings = check_source(main.read_text(), str(main), {"TW101"}, project=mutated)[0]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]

@@ -15,7 +15,7 @@ import ast
 import re
 import warnings
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from trainwell.lint.context import FileContext
 from trainwell.lint.discover import SKIP_DIRS
@@ -30,14 +30,16 @@ MAX_MODULE_BYTES = 2_000_000  # a generated file this large holds no helper wort
 class ProjectIndex:
     """The checked tree's Python files, parsed on demand, and the owner of every node parsed through it."""
 
-    def __init__(self, files: Iterable[Path], roots: Iterable[Path], target_version: tuple[int, int]) -> None:
+    def __init__(self, files: Iterable[Path], roots: Iterable[Path], target_version: tuple[int, int],
+                 texts: Mapping[Path, str] | None = None) -> None:
+        """``texts``: sources to read for some files instead of the disk (an editor's unsaved buffer, a mutated copy)."""
         self._files = {p.resolve(): p for p in files}
         self._roots = [r.resolve() for r in roots]
         self._target = target_version
         self._contexts: dict[Path, FileContext | None] = {}
         self._owner: dict[int, FileContext] = {}
         self._modules: dict[tuple[Path, str, int], Path | None] = {}
-        self._texts: dict[Path, str] = {}
+        self._texts: dict[Path, str] = {p.resolve(): text for p, text in (texts or {}).items()}
         self._disk: dict[Path, bool] = {}
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
