@@ -181,3 +181,57 @@ def test_the_index_reads_a_text_given_for_a_file_instead_of_the_disk(tmp_path):
     mutated = ProjectIndex(files, [root], (2, 4), texts={root / "engine.py": textwrap.dedent(ENGINE)})
     findings = check_source(main.read_text(), str(main), {"TW101"}, project=mutated)[0]
     assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+TRAINER = '''
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+
+class Trainer:
+    def __init__(self, model, optimizer, loader):
+        self.model = model
+        self.optimizer = optimizer
+        self.loader = loader
+        self.writer = SummaryWriter()
+
+    def step(self, x, y):
+        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        loss.backward()
+        self.optimizer.step()
+        self.writer.add_scalar("loss", loss.item())
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.step(x, y)
+'''
+
+TRAINER_MAIN = '''
+import torch
+from torch import nn
+from trainer import Trainer
+
+model = nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(16, 8), torch.randn(16, 1)) for _ in range(10)]
+trainer = Trainer(model, optimizer, data)
+trainer.fit(3)
+'''
+
+
+def test_a_trainer_class_of_another_file_is_walked_with_the_objects_it_was_built_with(tmp_path):
+    """``trainer = Trainer(model, optimizer, data); trainer.fit(3)``: ``self.optimizer`` in trainer.py is the SGD of
+    main.py, and a writer built from nothing cannot clear its gradients."""
+    (tmp_path / "trainer.py").write_text(textwrap.dedent(TRAINER))
+    (tmp_path / "main.py").write_text(textwrap.dedent(TRAINER_MAIN))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("trainer.py", 15)]
+    assert "`self.optimizer` is never cleared" in findings[0].message
+    assert [f.code for f in run([tmp_path / "trainer.py"]).findings] == []
+
+
+def test_a_trainer_class_of_another_file_that_clears_is_clean(tmp_path):
+    (tmp_path / "trainer.py").write_text(textwrap.dedent(TRAINER).replace("        loss.backward()\n", "        self.optimizer.zero_grad()\n        loss.backward()\n"))
+    (tmp_path / "main.py").write_text(textwrap.dedent(TRAINER_MAIN))
+    assert [f.code for f in run([tmp_path]).findings] == []

@@ -273,7 +273,7 @@ class Analysis(Callees, Queries, Ownership):
                 self._emit(ev.ESCAPE, call, None, env)  # too deep to follow: it may clear or step anything
             return
         receiver = subst_key(call.func.value, env.subst) if isinstance(call.func, ast.Attribute) else None
-        if receiver is not None and receiver.partition(".")[0] in self._holders:
+        if receiver is not None and receiver.partition(".")[0] in self._holders and self._may_reach_optimizer(call, receiver, env):
             self._emit(ev.ESCAPE, call, None, env)  # `self.reset_grads()` of a base class we cannot see
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             key = subst_key(arg, env.subst)
@@ -293,6 +293,9 @@ class Analysis(Callees, Queries, Ownership):
             params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
             if cls is not None and params and params[0] == "self" and isinstance(call.func, ast.Attribute):
                 params = params[1:]
+                receiver = subst_key(call.func.value, env.subst)
+                if self.ctx.home(fn) is not self.ctx and receiver is not None:
+                    subst["self"] = receiver  # a class of another file: its `self.x` is the caller's `trainer.x`
             for param, arg in zip(params, call.args):
                 if isinstance(arg, ast.Starred):
                     break

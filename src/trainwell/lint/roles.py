@@ -148,6 +148,7 @@ class RoleIndex:
         self._roles_from_arguments(roles)
         self._loaders_replaced(roles)
         self._roles_from_usage(roles)
+        self._roles_of_project_instances(roles)
         for key, value in assigns:  # wrappers and copies of models that only usage revealed
             if key not in roles and (role := self.classify(value)) is not None:
                 roles[key] = role
@@ -236,7 +237,7 @@ class RoleIndex:
                 (cleared if name == "zero_grad" else stepped).add(key_of(node.func.value))  # type: ignore[union-attr]
             called.add(key_of(node.func))
         grouped = {key_of(n.value) for n in self.nodes if isinstance(n, ast.Attribute) and n.attr == "param_groups"}
-        instances = getattr(self, "instances", {})
+        instances = {**getattr(self, "instances", {}), **self.project_instances}
         found += [k for k in (cleared | grouped) & stepped if k not in called and k not in instances]
         for key in found:
             if key and key not in roles:
@@ -274,6 +275,58 @@ class RoleIndex:
                 if cls is not None and key is not None and not self.is_module_class(cls):
                     found[key] = cls
         return found
+
+    @cached_property
+    def project_instances(self) -> dict[str, tuple[Any, ast.ClassDef, ast.Call]]:
+        """Keys assigned (once) an instance of a class of another file of the checked tree that is not a module (a
+        ``Trainer`` of ``trainer.py``): key -> (that file's context, the class, the constructor call)."""
+        project = getattr(self, "project", None)
+        if project is None:
+            return {}
+        found: dict[str, tuple[Any, ast.ClassDef, ast.Call]] = {}
+        counts: dict[str, int] = {}
+        for node in self.assigns:
+            key = key_of(node.targets[0]) if len(node.targets) == 1 else None
+            if key is None:
+                continue
+            counts[key] = counts.get(key, 0) + 1
+            call = node.value
+            if isinstance(call, ast.Call) and key_of(call.func) not in self.classes:
+                hit = project.class_def(self, call.func)
+                if hit is not None and not hit[0].is_module_class(hit[1].name):
+                    found[key] = (hit[0], hit[1], call)
+        return {k: v for k, v in found.items() if counts[k] == 1}
+
+    def _roles_of_project_instances(self, roles: dict[str, Role]) -> None:
+        """``trainer = Trainer(model, optimizer)`` with ``Trainer`` of another file: ``trainer.optimizer`` holds what
+        ``__init__`` stores there, the argument passed for the parameter it assigns (``self.optimizer = optimizer``)
+        or an object it builds itself (``self.opt = torch.optim.Adam(...)``, read in that file)."""
+        for key, (home, cls, call) in self.project_instances.items():
+            init = home.methods.get(cls.name, {}).get("__init__")
+            if init is None:
+                continue
+            params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+            bound: dict[str, ast.expr] = {}
+            for param, arg in zip(params, call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                bound[param] = arg
+            bound.update({k.arg: k.value for k in call.keywords if k.arg})
+            for node in ast.walk(init):
+                if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                    continue
+                target = key_of(node.targets[0])
+                if target is None or not target.startswith("self.") or target.count(".") != 1:
+                    continue
+                name = key_of(strip_identity(node.value))
+                if name in bound:
+                    arg = bound[name]  # type: ignore[index]
+                    role = self.classify(arg) or roles.get(key_of(strip_identity(arg)) or "")
+                else:
+                    role = home.classify(node.value) if name is None else None
+                attr = f"{key}.{target[5:]}"
+                if role is not None and role.kind != "ambiguous" and attr not in roles:
+                    roles[attr] = role
 
     def _instance_class(self, call: ast.Call) -> str | None:
         """``Trainer(...)`` -> Trainer; ``Trainer(...).fit(...)`` too when ``fit`` returns self."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
@@ -29,12 +30,22 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue
             backward = before[-1]
             opt = ctx.snippet(step.node) if step.via != "scaler" else f"{step.key}.step() (through the scaler)"
+            name = _as_written(ctx, step)
             yield ctx.finding(
                 CODE, backward.node,
-                f"`{ctx.snippet(backward.node)}` adds onto the gradients of every earlier batch: `{step.key}` is never "
+                f"`{ctx.snippet(backward.node)}` adds onto the gradients of every earlier batch: `{name}` is never "
                 f"cleared inside this loop (line {frame.node.lineno}), so `{opt}` at line {step.line} applies their sum.",
-                f"Call `{step.key}.zero_grad()` once per optimizer step, before `backward()` (or right after the step).",
+                f"Call `{name}.zero_grad()` once per optimizer step, before `backward()` (or right after the step).",
             )
+
+
+def _as_written(ctx: FileContext, step: ev.Event) -> str:
+    """The optimizer as the step's own line names it (``self.optimizer`` in a trainer method walked from the script
+    that built ``trainer``), else its key."""
+    node = step.node
+    if step.via is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step":
+        return ctx.snippet(node.func.value)
+    return step.key or ""
 
 
 def _rarer(escape: ev.Event, step: ev.Event) -> bool:
