@@ -97,14 +97,20 @@ def _returned_element(ctx: FileContext, node: ast.Assign, key: str) -> ast.expr 
 
 
 def value_of(ctx: FileContext, node: ast.expr | None, depth: int = 0) -> ast.expr | None:
-    """What ``node`` holds, followed through single assignments, aliases and a local function's single
-    ``return`` (``loader = make_loader(data)`` -> the ``DataLoader(...)`` it returns); None when unknown."""
+    """What ``node`` holds, followed through single assignments, aliases and the single ``return`` of a local
+    function or of the one method of that name of the file's classes (``loader = make_loader(data)``,
+    ``self.train_loader = self._prepare_dataloader(data)`` -> the ``DataLoader(...)`` it returns); None when unknown."""
     if node is None or depth > 6:
         return None
     if key_of(node) is not None:
         return value_of(ctx, single_value(ctx, node), depth + 1)
+    fn = None
     if isinstance(node, ast.Call) and key_of(node.func) in ctx.functions:
         fn = ctx.functions[key_of(node.func)]  # type: ignore[index]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == "self":
+        methods = [ms[node.func.attr] for ms in ctx.methods.values() if node.func.attr in ms]
+        fn = methods[0] if len(methods) == 1 else None
+    if fn is not None:
         returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
         if len(returns) == 1 and not isinstance(returns[0], ast.Tuple):
             return value_of(ctx, returns[0], depth + 1)
