@@ -235,3 +235,49 @@ def test_a_trainer_class_of_another_file_that_clears_is_clean(tmp_path):
     (tmp_path / "trainer.py").write_text(textwrap.dedent(TRAINER).replace("        loss.backward()\n", "        self.optimizer.zero_grad()\n        loss.backward()\n"))
     (tmp_path / "main.py").write_text(textwrap.dedent(TRAINER_MAIN))
     assert [f.code for f in run([tmp_path]).findings] == []
+
+
+SCHEDULED = '''
+class ScheduledOptim:
+    def __init__(self, optimizer, warmup):
+        self._optimizer = optimizer
+        self.warmup = warmup
+        self.steps = 0
+
+    def step_and_update_lr(self):
+        self.steps += 1
+        for group in self._optimizer.param_groups:
+            group["lr"] = min(1.0, self.steps / self.warmup)
+        self._optimizer.step()
+
+    def zero_grad(self):
+        self._optimizer.zero_grad()
+'''
+
+SCHEDULED_MAIN = '''
+import torch
+from torch import nn
+from optim import ScheduledOptim
+
+model = nn.Linear(8, 1)
+optimizer = ScheduledOptim(torch.optim.Adam(model.parameters(), betas=(0.9, 0.98)), 4000)
+data = [(torch.randn(16, 8), torch.randn(16, 1)) for _ in range(10)]
+for epoch in range(3):
+    for x, y in data:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step_and_update_lr()
+'''
+
+
+def test_an_optimizer_wrapper_of_another_file_clears_what_it_steps(tmp_path):
+    """``optimizer.zero_grad()`` of a wrapper class runs the wrapper's own method, which clears the optimizer it
+    steps; without that call the loop accumulates."""
+    (tmp_path / "optim.py").write_text(textwrap.dedent(SCHEDULED))
+    (tmp_path / "main.py").write_text(textwrap.dedent(SCHEDULED_MAIN))
+    assert [f.code for f in run([tmp_path]).findings if f.code in ("TW101", "TW102")] == []
+    (tmp_path / "main.py").write_text(textwrap.dedent(SCHEDULED_MAIN).replace("        optimizer.zero_grad()\n", ""))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("main.py", 12)]
+    assert "at line 12 of optim.py" in findings[0].message

@@ -258,6 +258,13 @@ class Analysis(Callees, Queries, Ownership):
         if method_name(call) in _UPDATES and (model := self._updated_model(call.func.value, call, env)) is not None:  # type: ignore[attr-defined]
             self._emit(ev.STEP, call, model, env, via=ev.MANUAL)  # `p.data.add_(p.grad, alpha=-lr)`
             return
+        receiver = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if receiver is not None and (receiver in self.ctx.instances or receiver in self.ctx.project_instances):
+            target = self._resolve(call, env)  # `optimizer.zero_grad()` of a wrapper class whose method we can read
+            if target is not None:
+                if not self._inline(target[0], call, env, target[1], bind=True):
+                    self._emit(ev.ESCAPE, call, None, env)
+                return
         found = ev.classify(self.ctx, call, env.subst)
         if found is not None:
             kind, key, arg, via = found
