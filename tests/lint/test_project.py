@@ -281,3 +281,32 @@ def test_an_optimizer_wrapper_of_another_file_clears_what_it_steps(tmp_path):
     findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
     assert [(Path(f.path).name, f.line) for f in findings] == [("main.py", 12)]
     assert "at line 12 of optim.py" in findings[0].message
+
+
+def test_a_script_named_alone_reads_a_folder_it_puts_on_sys_path(tmp_path):
+    """`trainwell check main.py` with `sys.path.insert(0, "lib")`: `from core.function import train` is lib's."""
+    root = _lib_tree(tmp_path, 'sys.path.insert(0, "lib")')
+    findings = [f for f in run([root / "main.py"]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("function.py", 9)]
+
+
+def test_a_sys_path_edit_made_by_an_imported_init_paths_module_resolves(tmp_path):
+    """`import _init_paths` whose `add_path(osp.join(this_dir, "..", "lib"))` puts lib on sys.path (HRNet's layout)."""
+    root = _lib_tree(tmp_path, "import _init_paths")
+    (root / "tools").mkdir()
+    (root / "main.py").rename(root / "tools" / "train.py")
+    (root / "tools" / "_init_paths.py").write_text(textwrap.dedent('''
+        import os.path as osp
+        import sys
+
+
+        def add_path(path):
+            if path not in sys.path:
+                sys.path.insert(0, path)
+
+
+        this_dir = osp.dirname(__file__)
+        add_path(osp.join(this_dir, "..", "lib"))
+    '''))
+    findings = [f for f in run([root]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("function.py", 9)]
