@@ -2,8 +2,8 @@
 """Correct as far as the checker can tell: the trainer hands its model to a helper object built in `__init__`
 (`self.hooks = GradHooks(model)`, a class the checker cannot see), whose `after_step()` may clear the gradients."""
 import torch
-from torch import nn
 from gradhooks import GradHooks
+from torch import nn
 
 
 class Trainer:

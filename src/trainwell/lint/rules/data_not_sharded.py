@@ -14,7 +14,13 @@ from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    has_star_kwargs,
+    key_of,
+    kwarg,
+    strip_identity,
+)
 from trainwell.lint.rules._data import (
     assigned,
     loader_argument,
