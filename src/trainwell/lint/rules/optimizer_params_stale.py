@@ -105,7 +105,7 @@ def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], o
     value = node.value
     if opt_cls == "Adagrad" and _related(ctx, analysis, key_of(target), models) and _casts_of(value) == key_of(target):
         return "moves or casts the parameters while Adagrad's state, made at construction, stays behind"
-    if isinstance(target, ast.Name) and _related(ctx, analysis, target.id, models) and "." not in target.id and isinstance(value, ast.Call):
+    if isinstance(target, ast.Name) and (target.id in models or any(m.startswith(target.id + ".") for m in models)) and isinstance(value, ast.Call):
         role, inner = ctx.classify(value), strip_identity(value)
         wraps_itself = isinstance(inner, ast.Call) and any(key_of(strip_identity(a)) == target.id for a in inner.args)
         if role is not None and role.kind == "model" and key_of(inner) != target.id and not wraps_itself:
