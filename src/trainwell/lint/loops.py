@@ -259,7 +259,7 @@ class Analysis(Callees, Queries, Ownership):
             self._emit(ev.STEP, call, model, env, via=ev.MANUAL)  # `p.data.add_(p.grad, alpha=-lr)`
             return
         receiver = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
-        if receiver is not None and (receiver in self.ctx.instances or receiver in self.ctx.project_instances):
+        if receiver is not None and self._only_an_instance(receiver):
             target = self._resolve(call, env)  # `optimizer.zero_grad()` of a wrapper class whose method we can read
             if target is not None:
                 if not self._inline(target[0], call, env, target[1], bind=True):
@@ -288,6 +288,18 @@ class Analysis(Callees, Queries, Ownership):
                 self._emit(ev.ESCAPE, call, key, env)
                 if self.ctx.is_model(key):
                     self._set_mode(key, frozenset({UNKNOWN}))  # a callable we cannot see may switch its mode
+
+    def _only_an_instance(self, key: str) -> bool:
+        """Whether ``key`` only ever holds an instance of one class the check can read (assigned once, from that
+        class): then its methods are that class's, whatever their names say. ``scaler = GradScaler() if amp else
+        DummyScaler()`` in two assignments is not."""
+        if key in self.ctx.project_instances:
+            return True
+        if key not in self.ctx.instances:
+            return False
+        assigned = [n for n in self.ctx.nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
+                    and any(key_of(t) == key for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+        return len(assigned) == 1
 
     def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> bool:
         """Walk ``fn`` in place of ``call``; False when it was not followed (recursion, depth, size)."""

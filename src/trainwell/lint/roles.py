@@ -295,6 +295,9 @@ class RoleIndex:
                 hit = project.class_def(self, call.func)
                 if hit is not None and not hit[0].is_module_class(hit[1].name):
                     found[key] = (hit[0], hit[1], call)
+        for node in self.nodes:  # `scaler: GradScaler = GradScaler()` elsewhere makes the key hold two kinds of object
+            if isinstance(node, ast.AnnAssign) and (key := key_of(node.target)) in counts:
+                counts[key] += 1
         return {k: v for k, v in found.items() if counts[k] == 1}
 
     def _roles_of_project_instances(self, roles: dict[str, Role]) -> None:
