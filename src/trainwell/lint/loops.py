@@ -290,16 +290,11 @@ class Analysis(Callees, Queries, Ownership):
                     self._set_mode(key, frozenset({UNKNOWN}))  # a callable we cannot see may switch its mode
 
     def _only_an_instance(self, key: str) -> bool:
-        """Whether ``key`` only ever holds an instance of one class the check can read (assigned once, from that
-        class): then its methods are that class's, whatever their names say. ``scaler = GradScaler() if amp else
-        DummyScaler()`` in two assignments is not."""
-        if key in self.ctx.project_instances:
-            return True
-        if key not in self.ctx.instances:
-            return False
-        assigned = [n for n in self.ctx.nodes if isinstance(n, (ast.Assign, ast.AnnAssign))
-                    and any(key_of(t) == key for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
-        return len(assigned) == 1
+        """Whether ``key`` only ever holds an instance of one class of another file of the tree (assigned once, from
+        that class): its methods run with ``self`` bound to it, whatever their names say (an optimizer wrapper's
+        ``zero_grad()`` clears ``key.optimizer``). A local class's instance keeps the name-based reading: its
+        methods' ``self.x`` are not renamed, so a wrapper's own key is what its step and clear are matched on."""
+        return key in self.ctx.project_instances
 
     def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> bool:
         """Walk ``fn`` in place of ``call``; False when it was not followed (recursion, depth, size)."""
