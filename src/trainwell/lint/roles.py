@@ -8,6 +8,7 @@ Mixed into :class:`trainwell.lint.context.FileContext`.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -400,7 +401,7 @@ class RoleIndex:
         cls = self.classes.get(name)
         if cls is None or name in seen:
             return False
-        if _MODE_LAYERS.search(ast.unparse(cls)):
+        if _MODE_LAYERS.search(_mode_text(cls)):
             return True
         calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
         used = {key_of(n.func) for n in calls} | {key_of(b) for b in cls.bases}
@@ -417,6 +418,58 @@ class RoleIndex:
             if found is not None and found[0]._class_has_mode_layers(found[1], frozenset()):
                 return True  # a block class of another file of the tree (``from layers import Block``)
         return False
+
+
+def _mode_text(cls: ast.ClassDef) -> str:
+    """The class's code as the mode-layer search reads it: without docstrings, and without what a ``dropout`` (or
+    ``batch_norm``...) parameter whose default is off (0, None, False) decides, since the default builds no such layer
+    (``def __init__(self, ..., dropout=0.0)``, ``nn.Dropout(dropout) if dropout > 0 else None``, ``if self.dropout:``,
+    ``super().__init__(dropout=dropout)``, opacus' DPLSTM). A class whose every mention is of that kind has none."""
+    off: set[str] = set()
+    for fn in (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        args = fn.args.posonlyargs + fn.args.args
+        pairs = list(zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults)) + [
+            (a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+        off |= {a.arg for a, d in pairs if _MODE_LAYERS.search(a.arg) and isinstance(d, ast.Constant) and not d.value}
+    if not off:
+        return ast.unparse(cls)
+    off |= {f"self.{a}" for a in off}
+
+    def reads_off(node: ast.AST) -> bool:
+        return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in off for n in ast.walk(node))
+
+    class Strip(ast.NodeTransformer):
+        def visit_arg(self, node: ast.arg) -> ast.AST | None:
+            return None if node.arg in off else node
+
+        def visit_arguments(self, node: ast.arguments) -> ast.arguments:
+            node.defaults = [d for d in node.defaults if not (isinstance(d, ast.Constant) and not d.value)] if any(
+                a.arg in off for a in node.posonlyargs + node.args) else node.defaults
+            node.kw_defaults = [d for a, d in zip(node.kwonlyargs, node.kw_defaults) if a.arg not in off]
+            self.generic_visit(node)
+            return node
+
+        def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
+            return None if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) else self.generic_visit(node)
+
+        def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt] | None:
+            if reads_off(node.test):
+                return [self.visit(s) for s in node.orelse] or None  # type: ignore[misc]
+            return self.generic_visit(node)
+
+        def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+            return self.visit(node.orelse) if reads_off(node.test) else self.generic_visit(node)
+
+        def visit_Assign(self, node: ast.Assign) -> ast.AST | None:
+            self.generic_visit(node)
+            value = node.value
+            return None if reads_off(value) or isinstance(value, ast.Constant) and value.value is None else node
+
+        def visit_keyword(self, node: ast.keyword) -> ast.AST | None:
+            return None if key_of(node.value) in off else self.generic_visit(node)
+
+    stripped = Strip().visit(copy.deepcopy(cls))
+    return ast.unparse(ast.fix_missing_locations(stripped))
 
 
 # timm families built of BatchNorm layers whatever their arguments (ViTs and ConvNeXts are not: LayerNorm, no dropout)
