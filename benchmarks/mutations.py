@@ -212,8 +212,8 @@ def _tree_files(root: Path) -> tuple[Path, ...]:
 
 @functools.cache
 def _importers(root: Path, path: Path, limit: int = 4) -> tuple[Path, ...]:
-    """The files of the tree that import ``path``'s module, directly or through a package that re-exports it (at most
-    ``limit``, nearest first): where `trainwell check ROOT` sees its helpers called."""
+    """The files of the tree that may import ``path``'s module, directly or through a package that re-exports it (at
+    most ``limit``, nearest in the tree first): where `trainwell check ROOT` sees its helpers called."""
     dependencies = _dependencies(root)
     direct = [f for f in _tree_files(root) if f != path and str(path.resolve()) in dependencies.imports(f.resolve())]
     packages = [f for f in direct if f.name == "__init__.py"]
@@ -221,7 +221,14 @@ def _importers(root: Path, path: Path, limit: int = 4) -> tuple[Path, ...]:
     for package in packages:
         found += [f for f in _tree_files(root) if f not in found and f != path and f.name != "__init__.py"
                   and str(package.resolve()) in dependencies.imports(f.resolve())]
-    return tuple(sorted(found, key=lambda f: (len(f.relative_to(root).parts), str(f)))[:limit])
+    here = path.relative_to(root).parts[:-1]
+
+    def distance(f: Path) -> tuple[int, str]:  # the import scan over-approximates (every `import utils`): nearest first
+        parts = f.relative_to(root).parts[:-1]
+        shared = next((i for i, (a, b) in enumerate(zip(parts, here)) if a != b), min(len(parts), len(here)))
+        return len(parts) + len(here) - 2 * shared, str(f)
+
+    return tuple(sorted(found, key=distance)[:limit])
 
 
 @functools.cache
