@@ -293,9 +293,12 @@ def torch_load_weights_only_false(script: Script) -> Iterator[Mutant | None]:
 
 
 def delete_seed(script: Script) -> Iterator[Mutant | None]:
+    """The one ``torch.manual_seed`` of a program that trains (a loop that runs backward, itself or through the
+    script's functions) deleted; a gradient check with one backward outside any loop is no training run."""
     seeds = list(script.expression_statements("manual_seed"))
     others = [c for c in script.calls if callee(c) in {"seed_everything", "set_seed", "manual_seed_all"}]
     torch_seeds = [(s, c) for s, c in seeds if receiver(c) == "torch"]
-    if len(torch_seeds) == 1 and len(seeds) == 1 and not others and script.contains(script.tree, "backward"):
+    trains = any(isinstance(loop, (ast.For, ast.While)) and script.reaches(loop, "backward") for loop in ast.walk(script.tree))
+    if len(torch_seeds) == 1 and len(seeds) == 1 and not others and script.contains(script.tree, "backward") and trains:
         stmt, _ = torch_seeds[0]
         yield script.mutant("TW504", "delete-seed", stmt, script.delete(stmt))

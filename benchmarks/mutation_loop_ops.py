@@ -212,10 +212,16 @@ def _backpropagated(loop: ast.AST, assign: ast.Assign, name: str) -> bool:
 
 
 def delete_set_epoch(script: Script) -> Iterator[Mutant | None]:
+    """``sampler.set_epoch(epoch)`` deleted where it runs once per epoch: in a loop whose own level takes no optimizer
+    step (an epoch loop around the batch loop), or at the top of a per-epoch method called from one
+    (``_run_epoch``). One written inside the batch loop of a single pass over the data (``set_epoch(ii)`` per batch)
+    guards no repeated epoch: deleting it commits nothing."""
     samplers = [c for c in script.calls if callee(c) == "DistributedSampler"
                 and not any(k.arg == "shuffle" and isinstance(k.value, ast.Constant) and k.value.value is False for k in c.keywords)]
     for stmt, call in script.expression_statements("set_epoch"):
-        if samplers and script.loops_of(stmt):
+        per_epoch = (script.loops_of(stmt) and not per_batch(script, stmt)) or (
+            not script.loops_of(stmt) and script.called_in_loop(script.function_of(stmt)))
+        if samplers and per_epoch:
             yield script.mutant("TW110", "delete-set-epoch", stmt, script.delete(stmt))
 
 
@@ -223,14 +229,24 @@ def delete_set_epoch(script: Script) -> Iterator[Mutant | None]:
 
 
 def drop_distributed_sampler(script: Script) -> Iterator[Mutant | None]:
+    """The ``sampler=DistributedSampler(...)`` dropped from a loader that feeds training: one that says train, or
+    whose name a loop that trains iterates."""
     if not distributed(script):
         return
     for call in script.calls:
         if callee(call) == "DataLoader":
             sampler = next((k.value for k in call.keywords if k.arg == "sampler"), None)
             if sampler is not None and "DistributedSampler" in "".join(ast.unparse(c) for c in assigned(script, ast.unparse(sampler))) \
-                    and "train" in ast.unparse(call).lower():
+                    and ("train" in ast.unparse(call).lower() or _feeds_training(script, call)):
                 yield script.mutant("TW111", "drop-distributed-sampler", call, script.drop_keyword(call, "sampler"))
+
+
+def _feeds_training(script: Script, loader: ast.Call) -> bool:
+    """Whether the name ``loader`` is assigned to is iterated by a loop that runs backward and an optimizer step."""
+    stmt = script.statement(loader)
+    names = {ast.unparse(t) for t in stmt.targets} if isinstance(stmt, ast.Assign) and stmt.value is loader else set()
+    return any(isinstance(loop, (ast.For, ast.AsyncFor)) and any(ast.unparse(n) in names for n in ast.walk(loop.iter))
+               and script.reaches(loop, "backward") and script.contains_step(loop) for loop in ast.walk(script.tree))
 
 
 @operator("TW112", "delete-optimizer-restore")
@@ -253,12 +269,38 @@ def delete_optimizer_restore(script: Script) -> Iterator[Mutant | None]:
 
 
 def forward_through_module(script: Script) -> Iterator[Mutant | None]:
+    """The training forward through the DDP wrapper (``model(x)``, ``self.model(x)``) rewritten to go through
+    ``.module``: in a loop that trains, or in a per-batch method called from one (``_run_batch``). Only the first
+    forward through the wrapper there, and only when every other one sits in an ``if`` that does not hold it: a
+    forward through the wrapper that runs whenever the rewritten one does still all-reduces the whole loss."""
     wrapped = {ast.unparse(t) for n in ast.walk(script.tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                and callee(n.value) in {"DistributedDataParallel", "DDP"} for t in n.targets}
     for call in script.calls:
-        if isinstance(call.func, ast.Name) and call.func.id in wrapped and training_loop(script, call) is not None \
-                and not script.in_no_grad(call):
-            yield script.mutant("TW113", "forward-through-module", call, script.replace(call.func, f"{call.func.id}.module"))
+        name = ast.unparse(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+        if name not in wrapped or script.in_no_grad(call):
+            continue
+        body = training_loop(script, call)
+        if body is None:
+            home = script.function_of(call)
+            if home is script.tree or not (script.contains(home, "backward") and script.contains_step(home) and script.called_in_loop(home)):
+                continue
+            body = home
+        others = [c for c in ast.walk(body) if isinstance(c, ast.Call) and c is not call and isinstance(c.func, (ast.Name, ast.Attribute))
+                  and ast.unparse(c.func) == name and not script.in_no_grad(c)]
+        if any((c.lineno, c.col_offset) < (call.lineno, call.col_offset) for c in others):
+            continue
+        if all(_apart(script, c, call, body) for c in others):
+            yield script.mutant("TW113", "forward-through-module", call, script.replace(call.func, f"{name}.module"))
+
+
+def _apart(script: Script, other: ast.AST, call: ast.AST, body: ast.AST) -> bool:
+    """Whether ``other`` sits in an ``if`` (inside ``body``) that does not hold ``call``."""
+    for above in script.ancestors(other):
+        if above is body:
+            return False
+        if isinstance(above, ast.If) and not any(n is call for n in ast.walk(above)):
+            return True
+    return False
 
 
 # -- modes and the autograd graph ------------------------------------------------------
@@ -353,5 +395,14 @@ def keep_loss_tensor(script: Script) -> Iterator[Mutant | None]:
             and isinstance(stmt.value, ast.Call) and callee(stmt.value) == "append" and call in stmt.value.args
         function = script.function_of(stmt)
         backs = [c for c in ast.walk(function) if isinstance(c, ast.Call) and callee(c) == "backward" and receiver(c) == name]
-        if keeps and backs and not script.in_no_grad(stmt) and script.loops_of(stmt):
+        if keeps and backs and not script.in_no_grad(stmt) and script.loops_of(stmt) and not _computed_without_grad(script, function, stmt, name):
             yield script.mutant("TW204", "keep-loss-tensor", call, script.replace(call, name))
+
+
+def _computed_without_grad(script: Script, function: ast.AST, stmt: ast.stmt, name: str) -> bool:
+    """Whether the value of ``name`` that ``stmt`` reads was computed under ``no_grad`` (an evaluation loop's loss): a
+    tensor without a graph, which keeps nothing alive."""
+    before = [n for n in ast.walk(function) if isinstance(n, ast.Assign) and n.lineno < stmt.lineno
+              and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    last = max(before, key=lambda n: n.lineno, default=None)
+    return last is not None and script.in_no_grad(last)

@@ -39,6 +39,7 @@ from trainwell.catalog import CATALOG
 from trainwell.diagnostic import Finding
 from trainwell.lint import config as config_mod
 from trainwell.lint import runner
+from trainwell.lint.dependencies import Dependencies
 from trainwell.lint.index import ProjectIndex
 
 REPOS = [  # (owner/name, commit): the corpus; the commits are those of benchmarks/realworld-triage.tsv
@@ -188,17 +189,51 @@ def _classes_of(text: str) -> dict[str, str]:
 
 
 def check(path: Path, source: str, root: Path, codes: set[str], target: tuple[int, int]) -> list[Finding]:
-    """What `trainwell check ROOT` reports for ``source`` as the file ``path`` of the project at ``root`` (every Python
-    file of the checkout is part of the checked tree, so imports between them resolve as they do for a user)."""
-    project = ProjectIndex(_tree_files(root), [root], target)
+    """What `trainwell check ROOT` reports in the file ``path`` of the project at ``root`` when it holds ``source``
+    (every Python file of the checkout is part of the checked tree, so imports between them resolve as they do for
+    a user): the file's own findings, and those the files importing it find in it when they walk its helpers with
+    their own objects (``train_epoch(model, loader, optimizer)`` of ``training.py``, called from ``main.py``)."""
+    project = ProjectIndex(_tree_files(root), [root], target, texts={path: source})
+    found: dict[tuple[str, int, int | None], Finding] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return runner.check_source(source, str(path), codes, target, project=project)[0]
+        for checked in (path, *_importers(root, path)):
+            text = source if checked == path else checked.read_text(encoding="utf-8", errors="replace")
+            for finding in runner.check_source(text, str(checked), codes, target, project=project)[0]:
+                if finding.path == str(path):
+                    found.setdefault((finding.code, finding.line, finding.column), finding)
+    return list(found.values())
 
 
 @functools.cache
 def _tree_files(root: Path) -> tuple[Path, ...]:
     return tuple(sorted(root.rglob("*.py")))
+
+
+@functools.cache
+def _importers(root: Path, path: Path, limit: int = 4) -> tuple[Path, ...]:
+    """The files of the tree that may import ``path``'s module, directly or through a package that re-exports it (at
+    most ``limit``, nearest in the tree first): where `trainwell check ROOT` sees its helpers called."""
+    dependencies = _dependencies(root)
+    direct = [f for f in _tree_files(root) if f != path and str(path.resolve()) in dependencies.imports(f.resolve())]
+    packages = [f for f in direct if f.name == "__init__.py"]
+    found = [f for f in direct if f.name != "__init__.py"]
+    for package in packages:
+        found += [f for f in _tree_files(root) if f not in found and f != path and f.name != "__init__.py"
+                  and str(package.resolve()) in dependencies.imports(f.resolve())]
+    here = path.relative_to(root).parts[:-1]
+
+    def distance(f: Path) -> tuple[int, str]:  # the import scan over-approximates (every `import utils`): nearest first
+        parts = f.relative_to(root).parts[:-1]
+        shared = next((i for i, (a, b) in enumerate(zip(parts, here)) if a != b), min(len(parts), len(here)))
+        return len(parts) + len(here) - 2 * shared, str(f)
+
+    return tuple(sorted(found, key=distance)[:limit])
+
+
+@functools.cache
+def _dependencies(root: Path) -> Dependencies:
+    return Dependencies(str(f.resolve()) for f in _tree_files(root))
 
 
 def run_repo(repo: str, root: Path, codes: set[str], per_operator: int, limit: int) -> tuple[list[Result], list[tuple[str, Finding]]]:

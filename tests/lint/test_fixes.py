@@ -58,3 +58,11 @@ def test_display_fixes_are_never_applied() -> None:
 
     finding = Finding("TW502", "m", "p", 1, fix=Fix("x", (Edit(1, 0, 1, 0, "# "),), "display"))
     assert apply_fixes("a = 1\n", [finding], unsafe=True) == ("a = 1\n", 0)
+
+
+def test_no_fix_moves_a_clip_across_an_accumulation_window() -> None:
+    """A clip before every micro-batch's backward, with the step under `if (i + 1) % k == 0:`: moving it after
+    backward() would clip each partial sum, not the window's gradients, so the finding carries no fix."""
+    path = ROOT / "tests" / "cases" / "TW103" / "bad_every_micro_batch_accumulation.py"
+    findings, _ = check_source(path.read_text(encoding="utf-8"), str(path), {"TW103"})
+    assert [(f.code, f.fix) for f in findings] == [("TW103", None)]

@@ -194,3 +194,158 @@ def test_a_module_inside_a_virtualenv_is_not_read_as_a_sibling(tmp_path):
     main = root / "main.py"
     main.write_text("import sys\nsys.path.insert(0, 'venv/lib')\n" + textwrap.dedent(MAIN))
     assert [f.code for f in run([main]).findings if f.code == "TW101"] == []
+
+
+def test_a_helper_re_exported_by_a_package_resolves_to_its_module(tmp_path):
+    """``from utils import train_one_epoch`` where ``utils/__init__.py`` says ``from .engine import (...)``."""
+    package = tmp_path / "utils"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .engine import (\n    accuracy,\n    train_one_epoch,\n)\n")
+    (package / "engine.py").write_text(textwrap.dedent(ENGINE))
+    (tmp_path / "main.py").write_text(textwrap.dedent(MAIN).replace("from engine import", "from utils import"))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+def test_the_index_reads_a_text_given_for_a_file_instead_of_the_disk(tmp_path):
+    """A mutated (or unsaved) helper is what the importer's walk sees."""
+    from trainwell.lint.index import ProjectIndex
+    from trainwell.lint.runner import check_source
+
+    root = _tree(tmp_path, engine=ENGINE.replace("    for x, y in loader:\n", "    for x, y in loader:\n        optimizer.zero_grad()\n"))
+    main = root / "main.py"
+    files = [root / "engine.py", main]
+    clean = ProjectIndex(files, [root], (2, 4))
+    assert not [f for f in check_source(main.read_text(), str(main), {"TW101"}, project=clean)[0]]
+    mutated = ProjectIndex(files, [root], (2, 4), texts={root / "engine.py": textwrap.dedent(ENGINE)})
+    findings = check_source(main.read_text(), str(main), {"TW101"}, project=mutated)[0]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+
+
+TRAINER = '''
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+
+class Trainer:
+    def __init__(self, model, optimizer, loader):
+        self.model = model
+        self.optimizer = optimizer
+        self.loader = loader
+        self.writer = SummaryWriter()
+
+    def step(self, x, y):
+        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        loss.backward()
+        self.optimizer.step()
+        self.writer.add_scalar("loss", loss.item())
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                self.step(x, y)
+'''
+
+TRAINER_MAIN = '''
+import torch
+from torch import nn
+from trainer import Trainer
+
+model = nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+data = [(torch.randn(16, 8), torch.randn(16, 1)) for _ in range(10)]
+trainer = Trainer(model, optimizer, data)
+trainer.fit(3)
+'''
+
+
+def test_a_trainer_class_of_another_file_is_walked_with_the_objects_it_was_built_with(tmp_path):
+    """``trainer = Trainer(model, optimizer, data); trainer.fit(3)``: ``self.optimizer`` in trainer.py is the SGD of
+    main.py, and a writer built from nothing cannot clear its gradients."""
+    (tmp_path / "trainer.py").write_text(textwrap.dedent(TRAINER))
+    (tmp_path / "main.py").write_text(textwrap.dedent(TRAINER_MAIN))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("trainer.py", 15)]
+    assert "`self.optimizer` is never cleared" in findings[0].message
+    assert [f.code for f in run([tmp_path / "trainer.py"]).findings] == []
+
+
+def test_a_trainer_class_of_another_file_that_clears_is_clean(tmp_path):
+    (tmp_path / "trainer.py").write_text(textwrap.dedent(TRAINER).replace("        loss.backward()\n", "        self.optimizer.zero_grad()\n        loss.backward()\n"))
+    (tmp_path / "main.py").write_text(textwrap.dedent(TRAINER_MAIN))
+    assert [f.code for f in run([tmp_path]).findings] == []
+
+
+SCHEDULED = '''
+class ScheduledOptim:
+    def __init__(self, optimizer, warmup):
+        self._optimizer = optimizer
+        self.warmup = warmup
+        self.steps = 0
+
+    def step_and_update_lr(self):
+        self.steps += 1
+        for group in self._optimizer.param_groups:
+            group["lr"] = min(1.0, self.steps / self.warmup)
+        self._optimizer.step()
+
+    def zero_grad(self):
+        self._optimizer.zero_grad()
+'''
+
+SCHEDULED_MAIN = '''
+import torch
+from torch import nn
+from optim import ScheduledOptim
+
+model = nn.Linear(8, 1)
+optimizer = ScheduledOptim(torch.optim.Adam(model.parameters(), betas=(0.9, 0.98)), 4000)
+data = [(torch.randn(16, 8), torch.randn(16, 1)) for _ in range(10)]
+for epoch in range(3):
+    for x, y in data:
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step_and_update_lr()
+'''
+
+
+def test_an_optimizer_wrapper_of_another_file_clears_what_it_steps(tmp_path):
+    """``optimizer.zero_grad()`` of a wrapper class runs the wrapper's own method, which clears the optimizer it
+    steps; without that call the loop accumulates."""
+    (tmp_path / "optim.py").write_text(textwrap.dedent(SCHEDULED))
+    (tmp_path / "main.py").write_text(textwrap.dedent(SCHEDULED_MAIN))
+    assert [f.code for f in run([tmp_path]).findings if f.code in ("TW101", "TW102")] == []
+    (tmp_path / "main.py").write_text(textwrap.dedent(SCHEDULED_MAIN).replace("        optimizer.zero_grad()\n", ""))
+    findings = [f for f in run([tmp_path]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("main.py", 12)]
+    assert "at line 12 of optim.py" in findings[0].message
+
+
+def test_a_script_named_alone_reads_a_folder_it_puts_on_sys_path(tmp_path):
+    """`trainwell check main.py` with `sys.path.insert(0, "lib")`: `from core.function import train` is lib's."""
+    root = _lib_tree(tmp_path, 'sys.path.insert(0, "lib")')
+    findings = [f for f in run([root / "main.py"]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("function.py", 9)]
+
+
+def test_a_sys_path_edit_made_by_an_imported_init_paths_module_resolves(tmp_path):
+    """`import _init_paths` whose `add_path(osp.join(this_dir, "..", "lib"))` puts lib on sys.path (HRNet's layout)."""
+    root = _lib_tree(tmp_path, "import _init_paths")
+    (root / "tools").mkdir()
+    (root / "main.py").rename(root / "tools" / "train.py")
+    (root / "tools" / "_init_paths.py").write_text(textwrap.dedent('''
+        import os.path as osp
+        import sys
+
+
+        def add_path(path):
+            if path not in sys.path:
+                sys.path.insert(0, path)
+
+
+        this_dir = osp.dirname(__file__)
+        add_path(osp.join(this_dir, "..", "lib"))
+    '''))
+    findings = [f for f in run([root]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("function.py", 9)]

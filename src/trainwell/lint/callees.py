@@ -41,15 +41,23 @@ class Env:
 
 def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
     """Whether ``fn`` stores one of its arguments where it outlives the call (``self.values.append(value)``,
-    ``history.append(loss)``, ``self.total += value``): a meter or a recorder, whose stores the rules must see."""
+    ``history.append(loss)`` into a list it was handed or a module-level one, ``self.total += value``): a meter or a
+    recorder, whose stores the rules must see. A list the function makes itself dies with the call."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    holders = params | {"self"}
-    for node in scope_nodes(ctx, fn):
-        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and (key_of(node.func.value) or "").partition(".")[0] in holders:  # type: ignore[attr-defined]
+    nodes = scope_nodes(ctx, fn)
+    declared = {name for n in nodes if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))} - declared
+
+    def holder(key: str | None) -> bool:  # a parameter, the instance, or a name of the module (or enclosing function)
+        head = (key or "").partition(".")[0]
+        return bool(head) and (head in params or head == "self" or head not in local)
+
+    for node in nodes:
+        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and holder(key_of(node.func.value)):  # type: ignore[attr-defined]
             stored = node.args
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and (key_of(node.target) or "").partition(".")[0] in holders:
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and holder(key_of(node.target)):
             stored = [node.value]
         else:
             continue
@@ -105,18 +113,25 @@ class Callees:
 
     def _project_callees(self, fn: ast.AST) -> list[Function]:
         """Functions of other files of the project that ``fn`` calls by an imported name (``train_step(...)`` after
-        ``from engine import train_step``): a per-batch helper there may hold the whole step."""
+        ``from engine import train_step``), and methods of instances of their classes (``trainer.fit()``): a
+        per-batch helper there may hold the whole step."""
         project = self.ctx.project
         if project is None:
             return []
         home = self.ctx.home(fn)
         imported = home.imports.keys() | home.relative_imports.keys()
         found = []
+        instances = self.ctx.project_instances if home is self.ctx else {}
         for node in scope_nodes(self.ctx, fn):
             if isinstance(node, ast.Call) and (key_of(node.func) or "").partition(".")[0] in imported:
                 target = project.function(home, node.func)
                 if target is not None:
                     found.append(target[1])
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) in instances:
+                file, cls, _ = instances[key_of(node.func.value)]  # type: ignore[index]
+                method = self._method(cls.name, node.func.attr, frozenset(), file)
+                if method is not None:
+                    found.append(method)  # `trainer.fit()` with `trainer = Trainer(...)` of another file
         return found
 
     @cached_property
@@ -154,9 +169,12 @@ class Callees:
         if isinstance(func, ast.Name) and func.id in env.local_defs:
             return env.local_defs[func.id], env.cls
         home = self.ctx.home(env.scope)
-        if home is not self.ctx:  # inside another file's helper: its own functions, and what it imports
+        if home is not self.ctx:  # inside another file's helper: its own functions, its class's methods, what it imports
             if isinstance(func, ast.Name) and func.id in home.functions:
                 return home.functions[func.id], None
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and env.cls:
+                method = self._method(env.cls, func.attr, frozenset(), home)
+                return (method, env.cls) if method is not None and not (home.is_module_class(env.cls) and func.attr == "forward") else None
             return None if local else self._project_function(home, func)
         if isinstance(func, ast.Name):
             if func.id in self.ctx.functions:
@@ -174,6 +192,10 @@ class Callees:
             cls = key_of(value.func)
         else:
             cls = self.ctx.instances.get(key_of(value) or "")
+            instance = self.ctx.project_instances.get(key_of(value) or "") if cls is None and not local else None
+            if instance is not None:  # `trainer.train(...)` with `trainer = Trainer(...)` of another file
+                method = self._method(instance[1].name, func.attr, frozenset(), instance[0])
+                return (method, instance[1].name) if method is not None else None
         if cls is None:  # `engine.train_one_epoch(...)` after `import engine`
             return None if local else self._project_function(self.ctx, func)
         if self.ctx.is_module_class(cls) and func.attr == "forward":
@@ -216,16 +238,50 @@ class Callees:
         found = self.ctx.project.function(home, func) if self.ctx.project is not None else None
         return (found[1], None) if found is not None else None
 
-    def _method(self, cls: str, name: str, seen: frozenset[str]) -> Function | None:
-        if cls in seen or cls not in self.ctx.methods:
+    def _method(self, cls: str, name: str, seen: frozenset[str], home: FileContext | None = None) -> Function | None:
+        """The method ``name`` of the class ``cls`` of ``home`` (this file by default), or of a base class there."""
+        home = home or self.ctx
+        if cls in seen or cls not in home.methods:
             return None
-        if name in self.ctx.methods[cls]:
-            return self.ctx.methods[cls][name]
-        for base in self.ctx.classes[cls].bases:
-            found = self._method(key_of(base) or "", name, seen | {cls})
+        if name in home.methods[cls]:
+            return home.methods[cls][name]
+        for base in home.classes[cls].bases:
+            found = self._method(key_of(base) or "", name, seen | {cls}, home)
             if found is not None:
                 return found
         return None
+
+    def _may_reach_optimizer(self, call: ast.Call, receiver: str, env: Env) -> bool:
+        """Whether a method we cannot see, called on ``receiver`` (``self.reset_grads()``, ``self.writer.add_scalar()``)
+        may reach the optimizer its holder keeps: always on the holder itself; on one of its attributes only when some
+        value stored there may hold it (a call given ``self``, a parameter or a model or optimizer, an alias, or
+        nothing we can see). ``self.writer = SummaryWriter(log_dir)`` cannot."""
+        head, _, rest = receiver.partition(".")
+        if not rest:
+            return True
+        attr = rest.partition(".")[0]
+        raw = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None  # type: ignore[attr-defined]
+        files = [(self.ctx, {f"{head}.{attr}"})]
+        home = self.ctx.home(env.scope)
+        if raw is not None and raw.startswith("self.") and home is not self.ctx:
+            files.append((home, {f"self.{attr}"}))  # a method of another file's class, walked from this one
+        values = [(file, a) for file, keys in files for a in file.assigns if any(key_of(t) in keys for t in a.targets)]
+        if not values:
+            return True
+        for file, assign in values:
+            value = assign.value
+            if not isinstance(value, ast.Call):
+                return True
+            scope = next((fn for fn in ast.walk(file.tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                          and any(n is assign for n in fn.body)), None)
+            params = {a.arg for a in scope.args.args + scope.args.kwonlyargs} if scope is not None else set()
+            for node in ast.walk(value):
+                key = key_of(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+                if key is None:
+                    continue
+                if key.partition(".")[0] in params | {"self"} or (file is self.ctx and (self.ctx.is_model(key) or self.ctx.is_optimizer(key))):
+                    return True
+        return False
 
     @cached_property
     def _holders(self) -> set[str]:

@@ -57,6 +57,10 @@ class Dependencies:
             self._digest_components()
         return self._digests.get(os.path.abspath(path), "")
 
+    def imports(self, path: str | os.PathLike[str]) -> set[str]:
+        """The files of the tree (absolute paths) that ``path`` may import directly."""
+        return set(self._imports(os.path.abspath(path)))
+
     def _digest_components(self) -> None:
         """Tarjan's strongly connected components, which come out dependencies first: each component's
         digest covers its files' contents and the digests of the components it imports (a Merkle tree)."""

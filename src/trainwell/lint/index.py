@@ -15,7 +15,7 @@ import ast
 import re
 import warnings
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from trainwell.lint.context import FileContext
 from trainwell.lint.discover import SKIP_DIRS
@@ -30,14 +30,16 @@ MAX_MODULE_BYTES = 2_000_000  # a generated file this large holds no helper wort
 class ProjectIndex:
     """The checked tree's Python files, parsed on demand, and the owner of every node parsed through it."""
 
-    def __init__(self, files: Iterable[Path], roots: Iterable[Path], target_version: tuple[int, int]) -> None:
+    def __init__(self, files: Iterable[Path], roots: Iterable[Path], target_version: tuple[int, int],
+                 texts: Mapping[Path, str] | None = None) -> None:
+        """``texts``: sources to read for some files instead of the disk (an editor's unsaved buffer, a mutated copy)."""
         self._files = {p.resolve(): p for p in files}
         self._roots = [r.resolve() for r in roots]
         self._target = target_version
         self._contexts: dict[Path, FileContext | None] = {}
         self._owner: dict[int, FileContext] = {}
         self._modules: dict[tuple[Path, str, int], Path | None] = {}
-        self._texts: dict[Path, str] = {}
+        self._texts: dict[Path, str] = {p.resolve(): text for p, text in (texts or {}).items()}
         self._disk: dict[Path, bool] = {}
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
@@ -113,7 +115,9 @@ class ProjectIndex:
         """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree);
         ``extra``: folders the importer put on ``sys.path`` (see :meth:`search_folders`)."""
         here = importer.resolve().parent
-        if not level and module.partition(".")[0] not in self._heads and not self._beside(here, module.partition(".")[0]):
+        head = module.partition(".")[0]
+        if not level and head not in self._heads and not self._beside(here, head) \
+                and not any(self._on_disk(f / f"{head}.py") or self._on_disk(f / head / "__init__.py") for f in extra):
             return None  # `torch`, `numpy`: no module of the tree starts so
         memo = (here, module, level, extra)
         if memo not in self._modules:
@@ -137,26 +141,33 @@ class ProjectIndex:
             folder = folder.parent
         return next((found for base in extra if (found := self._existing(base, parts)) is not None), None)
 
-    def search_folders(self, ctx: FileContext) -> tuple[Path, ...]:
+    def search_folders(self, ctx: FileContext, depth: int = 0) -> tuple[Path, ...]:
         """Folders of the tree that ``ctx`` adds to ``sys.path`` (``sys.path.insert(0, "lib")``,
-        ``sys.path.append(os.path.join(os.path.dirname(__file__), ".."))``), so that the imports after the edit resolve.
-        A relative folder is read from the file's folder and from each checked root (the working directory is unknown)."""
+        ``sys.path.append(os.path.join(os.path.dirname(__file__), ".."))``, through names the module assigns once),
+        so that the imports after the edit resolve; and those a module of the tree it imports adds when imported
+        (``import _init_paths``). A relative folder is read from the file's folder and from each checked root (the
+        working directory is unknown)."""
         cached = ctx.__dict__.get("_search_folders")
         if cached is not None:
             return cached
         folders: list[Path] = []
+        here = Path(ctx.path).resolve()
         if "sys.path" in ctx.source:
-            here = Path(ctx.path).resolve()
-            for call in ctx.calls:
-                func = call.func
-                if isinstance(func, ast.Attribute) and func.attr in ("insert", "append") and key_of(func.value) == "sys.path" and call.args:
-                    value = _path_of(call.args[-1], here)
-                    if value is None:
-                        continue
-                    for base in ([value] if value.is_absolute() else [here.parent, *self._roots]):
-                        folder = (base / value).resolve()
-                        if folder.is_dir() and folder not in folders:
-                            folders.append(folder)
+            names = {key_of(a.targets[0]): a.value for a in ctx.tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1}
+            for entry in _path_entries(ctx):
+                value = _path_of(entry, here, names)
+                if value is None:
+                    continue
+                for base in ([value] if value.is_absolute() else [here.parent, *self._roots]):
+                    folder = (base / value).resolve()
+                    if folder.is_dir() and folder not in folders:
+                        folders.append(folder)
+        if depth < 2:
+            for node in ctx.tree.body:  # `import _init_paths`: a module of the tree whose import edits sys.path
+                for alias in node.names if isinstance(node, ast.Import) else []:
+                    path = self.module_file(here, alias.name)
+                    if path is not None and path != here and "sys.path" in self._text(path) and (imported := self.context(path)) is not None:
+                        folders += [f for f in self.search_folders(imported, depth + 1) if f not in folders]
         ctx.__dict__["_search_folders"] = found = tuple(folders)
         return found
 
@@ -239,8 +250,9 @@ class ProjectIndex:
                     return deeper
         return None
 
-    def _definition(self, importer: FileContext, func: ast.expr, spelling: str) -> tuple[FileContext, str] | None:
-        """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to."""
+    def _definition(self, importer: FileContext, func: ast.expr, spelling: str, depth: int = 0) -> tuple[FileContext, str] | None:
+        """The parsed file of the tree and the top-level name there that an imported name of ``importer`` resolves to,
+        through the modules that re-export it (a package's ``__init__.py`` saying ``from .train_utils import train``)."""
         name = key_of(func)
         if name is None:
             return None
@@ -261,6 +273,10 @@ class ProjectIndex:
             return None
         path = self.module_file(Path(importer.path), module, level, self.search_folders(importer))
         if path is not None and spelling.format(attr) not in self._text(path):
+            if depth < 4 and "import" in self._text(path) and re.search(rf"\b{re.escape(attr)}\b", self._text(path)):
+                reexporter = self.context(path)  # `from .train_utils import train` in the package's __init__.py
+                if reexporter is not None and reexporter is not importer and (attr in reexporter.imports or attr in reexporter.relative_imports):
+                    return self._definition(reexporter, ast.Name(id=attr), spelling, depth + 1)
             return None  # no such definition there: no need to parse the file
         target = self.context(path) if path is not None else None
         if target is None or target is importer:
@@ -276,29 +292,53 @@ class ProjectIndex:
         return self._texts[path]
 
 
-def _path_of(node: ast.AST, here: Path) -> Path | None:
-    """The folder a ``sys.path`` entry names, for the few spellings scripts use; None for anything else."""
+def _path_entries(ctx: FileContext) -> list[ast.expr]:
+    """What the file puts on ``sys.path``: the argument of each ``sys.path.insert`` / ``append``, and where that is a
+    parameter of a function of the file (``def add_path(path): sys.path.insert(0, path)``), the arguments its calls
+    give it (``add_path(lib_path)``)."""
+    found: list[ast.expr] = []
+    for call in ctx.calls:
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("insert", "append") and key_of(func.value) == "sys.path" and call.args):
+            continue
+        entry = call.args[-1]
+        owner = next((fn for fn in ctx.functions.values() if any(n is call for n in ast.walk(fn))), None)
+        params = [a.arg for a in owner.args.args] if owner is not None else []
+        if isinstance(entry, ast.Name) and entry.id in params:
+            index = params.index(entry.id)
+            found += [c.args[index] for c in ctx.calls if key_of(c.func) == owner.name and len(c.args) > index]  # type: ignore[union-attr]
+        else:
+            found.append(entry)
+    return found
+
+
+def _path_of(node: ast.AST, here: Path, names: dict[str | None, ast.expr] | None = None, depth: int = 0) -> Path | None:
+    """The folder a ``sys.path`` entry names, for the few spellings scripts use (``names``: the module's own
+    assignments, ``lib_path = osp.join(this_dir, "..", "lib")``); None for anything else."""
+    names = names or {}
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return Path(node.value)
     if isinstance(node, ast.Name) and node.id == "__file__":
         return here
+    if isinstance(node, ast.Name) and node.id in names and depth < 8:
+        return _path_of(names[node.id], here, names, depth + 1)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-        left, right = _path_of(node.left, here), _path_of(node.right, here)
+        left, right = _path_of(node.left, here, names, depth + 1), _path_of(node.right, here, names, depth + 1)
         return left / right if left is not None and right is not None else None
     if isinstance(node, ast.Attribute) and node.attr == "parent":
-        inner = _path_of(node.value, here)
+        inner = _path_of(node.value, here, names, depth + 1)
         return inner.parent if inner is not None else None
     if not isinstance(node, ast.Call):
         return None
     name = (key_of(node.func) or "").rsplit(".", 1)[-1]
     if name in ("str", "abspath", "realpath", "normpath", "Path", "resolve", "absolute", "expanduser"):
         inner = node.args[0] if node.args else node.func.value if isinstance(node.func, ast.Attribute) and name in ("resolve", "absolute") else None
-        return _path_of(inner, here) if inner is not None else None
+        return _path_of(inner, here, names, depth + 1) if inner is not None else None
     if name == "dirname" and len(node.args) == 1:
-        inner = _path_of(node.args[0], here)
+        inner = _path_of(node.args[0], here, names, depth + 1)
         return inner.parent if inner is not None else None
     if name == "join" and node.args:
-        parts = [_path_of(a, here) for a in node.args]
+        parts = [_path_of(a, here, names, depth + 1) for a in node.args]
         return Path(*parts) if all(p is not None for p in parts) else None  # type: ignore[misc]
     return None
 

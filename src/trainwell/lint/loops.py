@@ -18,7 +18,7 @@ import ast
 from trainwell.lint import events as ev
 from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
 from trainwell.lint.context import FileContext, key_of, method_name
-from trainwell.lint.dataflow import closed_call, sealed
+from trainwell.lint.dataflow import closed_call, scope_nodes, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
 from trainwell.lint.ownership import Ownership
@@ -84,11 +84,19 @@ class Analysis(Callees, Queries, Ownership):
             if fn not in called and self._interesting(fn):
                 self._entry(fn, fn.body, None, self._entry_grad(fn))
         for cls, methods in self.ctx.methods.items():
-            if self.ctx.is_module_class(cls):
-                continue  # a module's own methods run inside forward passes we cannot place
+            module = self.ctx.is_module_class(cls)
             for fn in methods.values():
+                if module and not self._steps_its_optimizer(fn):
+                    continue  # a module's own methods run inside forward passes we cannot place
                 if fn not in called and fn.name != "__init__" and self._interesting(fn):
                     self._entry(fn, fn.body, cls, self._decorated_grad(fn))
+
+    def _steps_its_optimizer(self, fn: Function) -> bool:
+        """Whether a method of a module class steps an optimizer (``self.opt.step()`` with ``self.opt =
+        Adam(self.parameters())``): a training routine of its own, not a part of a forward pass."""
+        return fn.name != "forward" and any(
+            isinstance(n, ast.Call) and method_name(n) == "step" and self.ctx.is_optimizer(key_of(n.func.value))  # type: ignore[attr-defined]
+            for n in scope_nodes(self.ctx, fn))
 
     def _entry(self, scope: ast.AST, body: list[ast.stmt], cls: str | None, grad: bool | None) -> None:
         frame = Frame(scope, None, "body")
@@ -286,6 +294,13 @@ class Analysis(Callees, Queries, Ownership):
         if method_name(call) in _UPDATES and (model := self._updated_model(call.func.value, call, env)) is not None:  # type: ignore[attr-defined]
             self._emit(ev.STEP, call, model, env, via=ev.MANUAL)  # `p.data.add_(p.grad, alpha=-lr)`
             return
+        receiver = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if receiver is not None and self._only_an_instance(receiver):
+            target = self._resolve(call, env)  # `optimizer.zero_grad()` of a wrapper class whose method we can read
+            if target is not None:
+                if not self._inline(target[0], call, env, target[1], bind=True):
+                    self._emit(ev.ESCAPE, call, None, env)
+                return
         found = ev.classify(self.ctx, call, env.subst)
         if found is not None:
             kind, key, arg, via = found
@@ -303,7 +318,7 @@ class Analysis(Callees, Queries, Ownership):
                 self._emit(ev.ESCAPE, call, None, env)  # too deep to follow: it may clear or step anything
             return
         receiver = subst_key(call.func.value, env.subst) if isinstance(call.func, ast.Attribute) else None
-        if receiver is not None and receiver.partition(".")[0] in self._holders:
+        if receiver is not None and receiver.partition(".")[0] in self._holders and self._may_reach_optimizer(call, receiver, env):
             self._emit(ev.ESCAPE, call, None, env)  # `self.reset_grads()` of a base class we cannot see
         if (self.ctx.call_name(call) or key_of(call.func)) in _READ_ONLY:
             return  # `torch.save(model, path)` keeps the mode it was in
@@ -313,6 +328,13 @@ class Analysis(Callees, Queries, Ownership):
                 self._emit(ev.ESCAPE, call, key, env)
                 if self.ctx.is_model(key):
                     self._set_mode(key, frozenset({UNKNOWN}))  # a callable we cannot see may switch its mode
+
+    def _only_an_instance(self, key: str) -> bool:
+        """Whether ``key`` only ever holds an instance of one class of another file of the tree (assigned once, from
+        that class): its methods run with ``self`` bound to it, whatever their names say (an optimizer wrapper's
+        ``zero_grad()`` clears ``key.optimizer``). A local class's instance keeps the name-based reading: its
+        methods' ``self.x`` are not renamed, so a wrapper's own key is what its step and clear are matched on."""
+        return key in self.ctx.project_instances
 
     def _inline(self, fn: Function, call: ast.Call, env: Env, cls: str | None, bind: bool) -> bool:
         """Walk ``fn`` in place of ``call``; False when it was not followed (recursion, depth, size)."""
@@ -325,6 +347,9 @@ class Analysis(Callees, Queries, Ownership):
             params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
             if cls is not None and params and params[0] == "self" and isinstance(call.func, ast.Attribute):
                 params = params[1:]
+                receiver = subst_key(call.func.value, env.subst)
+                if self.ctx.home(fn) is not self.ctx and receiver is not None:
+                    subst["self"] = receiver  # a class of another file: its `self.x` is the caller's `trainer.x`
             for param, arg in zip(params, call.args):
                 if isinstance(arg, ast.Starred):
                     break

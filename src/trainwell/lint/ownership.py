@@ -71,8 +71,8 @@ class Ownership:
 
     def zeroes(self, zero_key: str | None, optimizer: str | None) -> bool:
         """Whether ``zero_key.zero_grad()`` (None: ``p.grad = None``) clears what ``optimizer`` steps on."""
-        if zero_key is None or optimizer is None or self.same(zero_key, optimizer):
-            return True
+        if zero_key is None or optimizer is None or self.same(zero_key, optimizer) or zero_key.startswith(optimizer + "."):
+            return True  # the stepped object itself, or the optimizer it wraps (`opt.optimizer.zero_grad()`)
         if self.ctx.is_optimizer(zero_key):
             return False
         models = self.optimizer_models(optimizer) or self.optimizer_models(self._role_key(optimizer))

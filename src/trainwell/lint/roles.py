@@ -8,6 +8,7 @@ Mixed into :class:`trainwell.lint.context.FileContext`.
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -163,6 +164,7 @@ class RoleIndex:
         self._roles_from_arguments(roles)
         self._loaders_replaced(roles)
         self._roles_from_usage(roles)
+        self._roles_of_project_instances(roles)
         for key, value in assigns:  # wrappers and copies of models that only usage revealed
             if key not in roles and (role := self.classify(value)) is not None:
                 roles[key] = role
@@ -236,7 +238,9 @@ class RoleIndex:
         known from what is done with them: the first argument of an LR scheduler's constructor (``StepLR(opt, ...)``
         takes nothing else), and a key that is both cleared and stepped (``opt.zero_grad()`` and ``opt.step()``:
         no other PyTorch object has both); then the loop variables over a list of optimizers (``for net, opt in
-        zip(nets, optimizers)``), and the parameters of the helpers they are passed to."""
+        zip(nets, optimizers)``), and the parameters of the helpers they are passed to. A stepped key whose
+        ``param_groups`` are read (``for g in optimizer.param_groups: g["lr"] = lr``) is one too: only an optimizer
+        has both."""
         found: list[str] = []
         for role in list(roles.values()):
             if role.kind == "scheduler" and isinstance(role.node, ast.Call) and role.cls != "ChainedScheduler":
@@ -248,8 +252,9 @@ class RoleIndex:
             if name in ("zero_grad", "step"):
                 (cleared if name == "zero_grad" else stepped).add(key_of(node.func.value))  # type: ignore[union-attr]
             called.add(key_of(node.func))
-        instances = getattr(self, "instances", {})
-        found += [k for k in cleared & stepped if k not in called and k not in instances]
+        grouped = {key_of(n.value) for n in self.nodes if isinstance(n, ast.Attribute) and n.attr == "param_groups"}
+        instances = {**getattr(self, "instances", {}), **self.project_instances}
+        found += [k for k in (cleared | grouped) & stepped if k not in called and k not in instances]
         for key in found:
             if key and key not in roles:
                 roles[key] = Role("optimizer", None, "")
@@ -286,6 +291,61 @@ class RoleIndex:
                 if cls is not None and key is not None and not self.is_module_class(cls):
                     found[key] = cls
         return found
+
+    @cached_property
+    def project_instances(self) -> dict[str, tuple[Any, ast.ClassDef, ast.Call]]:
+        """Keys assigned (once) an instance of a class of another file of the checked tree that is not a module (a
+        ``Trainer`` of ``trainer.py``): key -> (that file's context, the class, the constructor call)."""
+        project = getattr(self, "project", None)
+        if project is None:
+            return {}
+        found: dict[str, tuple[Any, ast.ClassDef, ast.Call]] = {}
+        counts: dict[str, int] = {}
+        for node in self.assigns:
+            key = key_of(node.targets[0]) if len(node.targets) == 1 else None
+            if key is None:
+                continue
+            counts[key] = counts.get(key, 0) + 1
+            call = node.value
+            if isinstance(call, ast.Call) and key_of(call.func) not in self.classes:
+                hit = project.class_def(self, call.func)
+                if hit is not None and not hit[0].is_module_class(hit[1].name):
+                    found[key] = (hit[0], hit[1], call)
+        for node in self.nodes:  # `scaler: GradScaler = GradScaler()` elsewhere makes the key hold two kinds of object
+            if isinstance(node, ast.AnnAssign) and (key := key_of(node.target)) in counts:
+                counts[key] += 1
+        return {k: v for k, v in found.items() if counts[k] == 1}
+
+    def _roles_of_project_instances(self, roles: dict[str, Role]) -> None:
+        """``trainer = Trainer(model, optimizer)`` with ``Trainer`` of another file: ``trainer.optimizer`` holds what
+        ``__init__`` stores there, the argument passed for the parameter it assigns (``self.optimizer = optimizer``)
+        or an object it builds itself (``self.opt = torch.optim.Adam(...)``, read in that file)."""
+        for key, (home, cls, call) in self.project_instances.items():
+            init = home.methods.get(cls.name, {}).get("__init__")
+            if init is None:
+                continue
+            params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+            bound: dict[str, ast.expr] = {}
+            for param, arg in zip(params, call.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                bound[param] = arg
+            bound.update({k.arg: k.value for k in call.keywords if k.arg})
+            for node in ast.walk(init):
+                if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                    continue
+                target = key_of(node.targets[0])
+                if target is None or not target.startswith("self.") or target.count(".") != 1:
+                    continue
+                name = key_of(strip_identity(node.value))
+                if name in bound:
+                    arg = bound[name]  # type: ignore[index]
+                    role = self.classify(arg) or roles.get(key_of(strip_identity(arg)) or "")
+                else:
+                    role = home.classify(node.value) if name is None else None
+                attr = f"{key}.{target[5:]}"
+                if role is not None and role.kind != "ambiguous" and attr not in roles:
+                    roles[attr] = role
 
     def _instance_class(self, call: ast.Call) -> str | None:
         """``Trainer(...)`` -> Trainer; ``Trainer(...).fit(...)`` too when ``fit`` returns self."""
@@ -426,7 +486,7 @@ class RoleIndex:
         cls = self.classes.get(name)
         if cls is None or name in seen:
             return False
-        if _MODE_LAYERS.search(ast.unparse(cls)):
+        if _MODE_LAYERS.search(_mode_text(cls)):
             return True
         calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
         used = {key_of(n.func) for n in calls} | {key_of(b) for b in cls.bases}
@@ -443,6 +503,58 @@ class RoleIndex:
             if found is not None and found[0]._class_has_mode_layers(found[1], frozenset()):
                 return True  # a block class of another file of the tree (``from layers import Block``)
         return False
+
+
+def _mode_text(cls: ast.ClassDef) -> str:
+    """The class's code as the mode-layer search reads it: without docstrings, and without what a ``dropout`` (or
+    ``batch_norm``...) parameter whose default is off (0, None, False) decides, since the default builds no such layer
+    (``def __init__(self, ..., dropout=0.0)``, ``nn.Dropout(dropout) if dropout > 0 else None``, ``if self.dropout:``,
+    ``super().__init__(dropout=dropout)``, opacus' DPLSTM). A class whose every mention is of that kind has none."""
+    off: set[str] = set()
+    for fn in (n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        args = fn.args.posonlyargs + fn.args.args
+        pairs = list(zip(args[len(args) - len(fn.args.defaults):], fn.args.defaults)) + [
+            (a, d) for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None]
+        off |= {a.arg for a, d in pairs if _MODE_LAYERS.search(a.arg) and isinstance(d, ast.Constant) and not d.value}
+    if not off:
+        return ast.unparse(cls)
+    off |= {f"self.{a}" for a in off}
+
+    def reads_off(node: ast.AST) -> bool:
+        return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in off for n in ast.walk(node))
+
+    class Strip(ast.NodeTransformer):
+        def visit_arg(self, node: ast.arg) -> ast.AST | None:
+            return None if node.arg in off else node
+
+        def visit_arguments(self, node: ast.arguments) -> ast.arguments:
+            node.defaults = [d for d in node.defaults if not (isinstance(d, ast.Constant) and not d.value)] if any(
+                a.arg in off for a in node.posonlyargs + node.args) else node.defaults
+            node.kw_defaults = [d for a, d in zip(node.kwonlyargs, node.kw_defaults) if a.arg not in off]
+            self.generic_visit(node)
+            return node
+
+        def visit_Expr(self, node: ast.Expr) -> ast.AST | None:
+            return None if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) else self.generic_visit(node)
+
+        def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt] | None:
+            if reads_off(node.test):
+                return [self.visit(s) for s in node.orelse] or None  # type: ignore[misc]
+            return self.generic_visit(node)
+
+        def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+            return self.visit(node.orelse) if reads_off(node.test) else self.generic_visit(node)
+
+        def visit_Assign(self, node: ast.Assign) -> ast.AST | None:
+            self.generic_visit(node)
+            value = node.value
+            return None if reads_off(value) or isinstance(value, ast.Constant) and value.value is None else node
+
+        def visit_keyword(self, node: ast.keyword) -> ast.AST | None:
+            return None if key_of(node.value) in off else self.generic_visit(node)
+
+    stripped = Strip().visit(copy.deepcopy(cls))
+    return ast.unparse(ast.fix_missing_locations(stripped))
 
 
 # timm families built of BatchNorm layers whatever their arguments (ViTs and ConvNeXts are not: LayerNorm, no dropout)

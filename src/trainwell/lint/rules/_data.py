@@ -97,14 +97,20 @@ def _returned_element(ctx: FileContext, node: ast.Assign, key: str) -> ast.expr 
 
 
 def value_of(ctx: FileContext, node: ast.expr | None, depth: int = 0) -> ast.expr | None:
-    """What ``node`` holds, followed through single assignments, aliases and a local function's single
-    ``return`` (``loader = make_loader(data)`` -> the ``DataLoader(...)`` it returns); None when unknown."""
+    """What ``node`` holds, followed through single assignments, aliases and the single ``return`` of a local
+    function or of the one method of that name of the file's classes (``loader = make_loader(data)``,
+    ``self.train_loader = self._prepare_dataloader(data)`` -> the ``DataLoader(...)`` it returns); None when unknown."""
     if node is None or depth > 6:
         return None
     if key_of(node) is not None:
         return value_of(ctx, single_value(ctx, node), depth + 1)
+    fn = None
     if isinstance(node, ast.Call) and key_of(node.func) in ctx.functions:
         fn = ctx.functions[key_of(node.func)]  # type: ignore[index]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == "self":
+        methods = [ms[node.func.attr] for ms in ctx.methods.values() if node.func.attr in ms]
+        fn = methods[0] if len(methods) == 1 else None
+    if fn is not None:
         returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
         if len(returns) == 1 and not isinstance(returns[0], ast.Tuple):
             return value_of(ctx, returns[0], depth + 1)
@@ -266,3 +272,58 @@ def known_length(ctx: FileContext, loader: ast.AST | None) -> int | None:
 
 def _int(node: ast.AST | None) -> int | None:
     return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def spread_keys(ctx: FileContext, call: ast.Call) -> set[str] | None:
+    """The keys that ``**kwargs`` spreads into the call, when every value the file gives ``kwargs`` is a dict
+    written here (``{"num_workers": 1} if cuda else {}``, ``dict(batch_size=8)``) and nothing adds to it; None when unknown."""
+    keys: set[str] = set()
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    for spread in (k.value for k in call.keywords if k.arg is None):
+        name = key_of(spread)
+        if name is None:
+            return None
+        values = [a.value for a in ctx.assigns if any(key_of(t) == name for t in a.targets)]
+        if not values or any(_changed(node, name) or _bound_otherwise(node, name) for node in ctx.nodes):
+            return None
+        for value in values:
+            written = _dict_keys(value)
+            if written is None:
+                return None
+            keys |= written
+    return keys
+
+
+def _dict_keys(value: ast.expr) -> set[str] | None:
+    if isinstance(value, ast.IfExp):
+        body, orelse = _dict_keys(value.body), _dict_keys(value.orelse)
+        return None if body is None or orelse is None else body | orelse
+    if isinstance(value, ast.Dict):
+        if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            return None  # a `**other` inside, or a computed key
+        return {k.value for k in value.keys}  # type: ignore[union-attr]
+    if isinstance(value, ast.Call) and key_of(value.func) == "dict" and not value.args:
+        return None if any(k.arg is None for k in value.keywords) else {k.arg for k in value.keywords}  # type: ignore[misc]
+    return None
+
+
+def _bound_otherwise(node: ast.AST, name: str) -> bool:
+    """``def make(**kwargs)``, ``for kwargs in settings``, ``with ... as kwargs``: the name also holds values the
+    file does not write as a dict."""
+    if isinstance(node, ast.arg):
+        return node.arg == name
+    targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor, ast.AnnAssign, ast.AugAssign)) else \
+        [i.optional_vars for i in node.items if i.optional_vars is not None] if isinstance(node, (ast.With, ast.AsyncWith)) else \
+        [t for t in node.targets if not isinstance(t, (ast.Name, ast.Attribute))] if isinstance(node, ast.Assign) else []
+    return any(key_of(n) == name for t in targets for n in ast.walk(t))
+
+
+def _changed(node: ast.AST, name: str) -> bool:
+    """``kwargs["shuffle"] = True``, ``kwargs.update(...)``, ``kwargs |= ...``: the dict is not only what was written."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) and key_of(node.value) == name:
+        return True
+    if isinstance(node, ast.AugAssign) and key_of(node.target) == name:
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == name \
+        and node.func.attr in ("update", "setdefault", "__setitem__", "pop", "clear")

@@ -78,6 +78,10 @@ def _scaled(ctx: FileContext, expr: ast.AST, scope: ast.AST | None, line: int, d
             fn = ctx.functions[func.id]
             returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
             return not returns or any(_scaled(ctx, r, fn, 10**9, depth + 1) for r in returns)
+        forward = ctx.methods.get(role.cls, {}).get("forward") if role is not None and role.kind == "model" else None
+        if forward is not None:  # `model(x, y).backward()` where the model's own forward returns its loss
+            returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return) and n.value is not None]
+            return any(_scaled(ctx, r, forward, 10**9, depth + 1) for r in returns if isinstance(r, ast.Call))
         return False
     if isinstance(expr, Element):
         # `logits, loss = model(X, Y)`: a model's own loss is a mean over its batch, not scaled for accumulation

@@ -26,12 +26,16 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         later_backs = [b for b in backs if b.seq > clip.seq]
         if later_backs and not any(b.seq < clip.seq for b in backs) and any(s.seq > later_backs[0].seq for s in steps):
             back = later_backs[0]
+            step = next(s for s in steps if s.seq > back.seq)
+            # moving the clip after backward() is the fix only where each backward is followed by the step; under
+            # gradient accumulation (`if (i + 1) % k == 0: optimizer.step()`) it would clip every partial sum instead
+            fix = move(ctx, clip.node, back.node, True, "move the clip after backward()") if _every_time(clip, step) else None
             yield ctx.finding(
                 CODE, clip.node,
                 f"`{ctx.snippet(clip.node)}` runs before `{ctx.snippet(back.node)}` (line {back.line}): it clips the previous "
                 "gradients (or none) and the step uses this batch's gradients unclipped.",
                 "Clip after backward() and before the optimizer step.",
-                move(ctx, clip.node, back.node, True, "move the clip after backward()"),
+                fix,
             )
             continue
         earlier = [s for s in steps if s.seq < clip.seq]
@@ -46,3 +50,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 "Clip after backward() and before the optimizer step.",
                 move(ctx, clip.node, step.node, False, "move the clip before the optimizer step"),
             )
+
+
+def _every_time(clip: ev.Event, step: ev.Event) -> bool:
+    """Whether ``step`` runs in every iteration where ``clip`` runs: it sits in no ``if`` branch the clip is not in."""
+    return set(step.conds) <= set(clip.conds) and set(map(id, step.periodic)) <= set(map(id, clip.periodic))

@@ -14,7 +14,13 @@ from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, kwarg, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    has_star_kwargs,
+    key_of,
+    kwarg,
+    strip_identity,
+)
 from trainwell.lint.rules._data import (
     assigned,
     loader_argument,
@@ -22,6 +28,7 @@ from trainwell.lint.rules._data import (
     loops_over,
     mentions,
     qual_last,
+    spread_keys,
     trains,
     value_of,
 )
@@ -38,7 +45,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     wrapped = _ddp_models(ctx)
     if not wrapped:
         return
-    for key, call in loader_calls(ctx):
+    for key, call in _loaders(ctx):
         if any(loader_argument(call, name) is not None for name in ("sampler", "batch_sampler")):
             continue
         dataset = loader_argument(call, "dataset")
@@ -60,6 +67,20 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 "rank its own shard of the data.",
             )
             break
+
+
+def _loaders(ctx: FileContext) -> list[tuple[str, ast.Call]]:
+    """The loaders built here, and those built with a ``**kwargs`` spread whose keys the file spells out and that
+    holds no dataset, sampler or batch sampler (``kwargs = dict(batch_size=..., num_workers=...)``)."""
+    found = list(loader_calls(ctx))
+    known = {key for key, _ in found}
+    for key, role in ctx.roles.items():
+        if role.kind != "loader" or key in known or not isinstance(role.node, ast.Call) or not has_star_kwargs(role.node):
+            continue
+        spread = spread_keys(ctx, role.node)
+        if spread is not None and not spread & {"dataset", "sampler", "batch_sampler"}:
+            found.append((key, role.node))
+    return found
 
 
 def _ddp_models(ctx: FileContext) -> set[str]:

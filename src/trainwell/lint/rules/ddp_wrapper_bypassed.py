@@ -48,12 +48,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue
             func = _key_in_frame(frame, call, home, local)
             through_module = func in (f"{wrapper}.module", f"{wrapper}.module.forward") and (
-                wrapper.startswith("self.") or id(call) in local or _runs_in(frame, local))
+                wrapper.startswith("self.") or id(call) in local or _runs_in(frame, local) or _called_after(frame, home, scope, line))
             through_original = (inner is not None and inner != wrapper and func in (inner, f"{inner}.forward")
                                 and id(call) in local and call.lineno > line)
             if not (through_module or through_original):
                 continue
-            covered, gated = _calls_wrapper(frame, wrapper, quiet, call)
+            covered, gated = _calls_wrapper(ctx, frame, wrapper, quiet, call)
             if covered:
                 continue
             reported.add(id(call))
@@ -120,6 +120,13 @@ def _runs_in(frame: ev.Frame | None, local: set[int]) -> bool:
     return False
 
 
+def _called_after(frame: ev.Frame, home: ast.AST | None, scope: ast.AST, line: int) -> bool:
+    """Whether the helper ``home`` runs in ``frame`` because the wrapping scope calls it below the wrap (``model =
+    DDP(model)`` then ``train_model(model, ...)`` at the top of the script): its names are the wrapper's."""
+    return home is not None and any(e.scope is home and any(site.caller is scope and site.call.lineno > line for site in e.sites)
+                                    for e in frame.events)
+
+
 def _key_in_frame(frame: ev.Frame, call: ast.Call, home: ast.AST | None, local: set[int]) -> str | None:
     """The callee's key as the caller sees it: a helper's parameter names replaced by the caller's arguments."""
     if id(call) in local or home is None:
@@ -128,14 +135,17 @@ def _key_in_frame(frame: ev.Frame, call: ast.Call, home: ast.AST | None, local: 
     return subst_key(call.func, subst)
 
 
-def _calls_wrapper(frame: ev.Frame, wrapper: str, quiet: set[int], bypass: ast.Call) -> tuple[bool, list[int]]:
+def _calls_wrapper(ctx: FileContext, frame: ev.Frame, wrapper: str, quiet: set[int], bypass: ast.Call) -> tuple[bool, list[int]]:
     """Whether a forward through the wrapper with autograd on covers ``bypass`` in the iteration (an event, or a call
     in the loop or in a helper inlined in it), and the lines of the wrapper forwards that do not cover it.
 
     A no-grad forward (the epoch's validation pass) builds no graph and all-reduces nothing. A forward under an ``if``
     that neither the bypass nor a step sits in (``if opt.adv > 0 and i % k == 0: model(x_adv)``) leaves the
     iterations where the test is false with no all-reduce; one in the other branch of an ``if`` around the bypass
-    (micro-batches through ``.module``, the last through the wrapper) is deliberate and covers it."""
+    (micro-batches through ``.module``, the last through the wrapper) is deliberate and covers it. So does a forward
+    whose ``if`` may be decided by the same values as the bypass's or the step's (``if phase == "val": ... else:
+    model(x)`` with the step under ``if phase == "train":``): only a test with a part that reads none of those
+    (``opt.adv > 0``, ``i % k == 0``) proves iterations that step without it."""
     forwards = [e.node for e in frame.of(ev.FORWARD) if e.key == wrapper and e.grad is not False]
     bodies = [frame.node, *{id(e.scope): e.scope for e in frame.events if e.scope is not None and e.grad is not False
                             and not isinstance(e.scope, ast.Module)}.values()]
@@ -147,6 +157,8 @@ def _calls_wrapper(frame: ev.Frame, wrapper: str, quiet: set[int], bypass: ast.C
     if mine is None:
         return True, []
     steps = [dict(e.conds) for e in frame.of(ev.STEP)]
+    tests = _tests(ctx)
+    context = _keys([tests[k] for step in [mine, *steps] for k in step if k in tests])
     gated = []
     for node in forwards:
         theirs = _conds(frame, node)
@@ -155,8 +167,32 @@ def _calls_wrapper(frame: ev.Frame, wrapper: str, quiet: set[int], bypass: ast.C
         if all(mine.get(k) == b for k, b in theirs.items()) or any(
                 all(mine.get(k, step.get(k)) == b for k, b in theirs.items()) for step in steps):
             return True, []
+        if not any(k not in mine and k in tests and _may_skip(tests[k], b, context) for k, b in theirs.items()):
+            return True, []  # its condition may hold whenever the step runs
         gated.append(node.lineno)  # type: ignore[attr-defined]
     return False, sorted(set(gated))
+
+
+def _tests(ctx: FileContext) -> dict[int, ast.expr]:
+    """The test of each two-way ``if`` of the file, by the id the loop model records its branches under."""
+    cached = ctx.__dict__.get("_tw113_tests")
+    if cached is None:
+        cached = ctx.__dict__["_tw113_tests"] = {id(n): n.test for n in ctx.nodes if isinstance(n, ast.If)}
+    return cached
+
+
+def _keys(tests: list[ast.expr]) -> set[str]:
+    """The values a test reads: its outermost names and attribute chains (``opt.DG``, not ``opt``)."""
+    found = {key_of(n) for t in tests for n in ast.walk(t) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+    return {k for k in found if not any(other.startswith(k + ".") for other in found)}  # type: ignore[union-attr]
+
+
+def _may_skip(test: ast.expr, branch: bool, context: set[str]) -> bool:
+    """Whether the forward under ``test`` (its ``branch``) is skipped in some iteration that runs the step: a part of
+    the test that the forward needs (a conjunct of ``A and B``, a disjunct of ``A or B`` under ``else``) reads none of
+    the values the bypass's and the step's own conditions read."""
+    needed = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if branch else ast.Or) else [test]
+    return any(not (_keys([part]) & context) for part in needed)
 
 
 def _conds(frame: ev.Frame, node: ast.AST) -> dict[int, bool] | None:

@@ -9,6 +9,7 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, method_name
 from trainwell.lint.dataflow import Graph, graph_at
+from trainwell.lint.events import subst_key
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Edit, Finding, Fix
 
@@ -31,7 +32,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         added = _added(event)
         if added is None or event.grad is False:
             continue
-        if not _outlives_steps(event):
+        frame = _training_frame(event)
+        if frame is None or not _outlives_steps(event, frame):
             continue  # not stored across training steps (an RNN unroll's list, a plot's list made fresh each time)
         graph = graph_at(ctx, event)
         if not graph.connected(added):
@@ -43,24 +45,51 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         stmt = ctx.statement_of(event.node) or event.node
         verb = "appends" if event.kind == ev.APPEND else "adds"
+        kept = (f"`{ctx.snippet(stmt)}` {verb} `{ctx.snippet(added)}` to `{raw}`, which outlives the iteration, as a "
+                "tensor that carries its autograd graph")
+        if not _backpropagated(ctx, frame, event, added):
+            what = ", and no backward() goes through it: every step's graph stays in memory with its saved activations."
+        elif event.kind == ev.APPEND:
+            what = (": backward() freed the saved activations, but each kept tensor holds its step's autograd nodes, and "
+                    f"`{raw}` collects tensors where numbers were meant.")
+        else:
+            what = (f": backward() freed the saved activations, but each step's autograd nodes join a chain that `{raw}` "
+                    f"keeps alive, and `{raw}` becomes a tensor where a number was meant.")
         yield ctx.finding(
             CODE, stmt,
-            f"`{ctx.snippet(stmt)}` {verb} a tensor that still carries its autograd graph (`{ctx.snippet(added)}`) to "
-            f"`{raw}`, which outlives the iteration: every step's graph stays in memory.",
+            kept + what,
             "Store `loss.item()` (a float) or `tensor.detach()` instead (`.item()` syncs with the GPU each step).",
             _fix(ctx, added, event.scope, event.line),
         )
 
 
-def _outlives_steps(event: ev.Event) -> bool:
-    """Whether the store runs inside a loop of training steps and the accumulator is not made afresh within each
-    of its iterations where it is stored to (``out = []`` in a helper called per step): then every step's graph
-    piles up."""
+def _training_frame(event: ev.Event) -> ev.Frame | None:
+    """The innermost loop around the store whose iteration runs a backward or an optimizer step."""
     frame = event.frame
     while frame is not None and not (frame.kind == "loop" and (frame.has(ev.BACKWARD) or frame.has(ev.STEP))):
         frame = frame.parent
-    if frame is None:
-        return False
+    return frame
+
+
+def _backpropagated(ctx: FileContext, frame: ev.Frame, event: ev.Event, added: ast.expr) -> bool:
+    """Whether a backward() of the iteration runs through the kept tensor's graph (the loss itself, or a value the
+    loss is computed from): its saved activations are freed then, and only the chain of autograd nodes stays."""
+    keys = {subst_key(n, event.subst) for n in ast.walk(added) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+    derived: set[str] = set()
+    for key in keys:
+        derived |= _derived_from(ctx, key)  # type: ignore[arg-type]
+    for back in frame.of(ev.BACKWARD):
+        if back.grad is False or back.arg is None:
+            continue
+        used = {subst_key(n, back.subst) for n in ast.walk(back.arg) if isinstance(n, (ast.Name, ast.Attribute))}
+        if used & derived:
+            return True
+    return False
+
+
+def _outlives_steps(event: ev.Event, frame: ev.Frame) -> bool:
+    """Whether the accumulator is not made afresh within each iteration of the training loop ``frame`` where it is
+    stored to (``out = []`` in a helper called per step): then every step's graph piles up."""
     fresh = (ast.List, ast.Dict, ast.Tuple, ast.Constant)
     # a reset under an `if` that the store is not under (`if batch % log_interval == 0: total_loss = 0`) leaves the
     # graphs of the steps between two resets in the accumulator

@@ -36,9 +36,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 role = ctx.classify(node.value)
                 key = key_of(node.targets[0])
                 if role is not None and role.kind == "optimizer" and key:
-                    models = {key_of(c.func.value) for c in ast.walk(node.value)
-                              if isinstance(c, ast.Call) and method_name(c) in ("parameters", "named_parameters")} - {None}
-                    built.append((scope, node.lineno, key, role.cls, models))
+                    built.append((scope, node.lineno, key, role.cls, _held_modules(ctx, scope, node)))
     if not built:
         return
     for scope in scopes:
@@ -60,6 +58,17 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 break
 
 
+def _held_modules(ctx: FileContext, scope: ast.AST, built: ast.Assign) -> set[str]:
+    """The modules whose ``.parameters()`` the optimizer is built over: in its constructor call, or in the list of
+    parameter groups a name of it was assigned before, in the same function (``params = [{"params":
+    model.fc.parameters()}, ...]``)."""
+    names = {n.id for n in ast.walk(built.value) if isinstance(n, ast.Name)}
+    sources = [built.value] + [n.value for n in scope_nodes(ctx, scope) if isinstance(n, ast.Assign) and n.lineno < built.lineno
+                               and any(key_of(t) in names for t in n.targets)]
+    return {key_of(c.func.value) for source in sources for c in ast.walk(source)  # type: ignore[attr-defined]
+            if isinstance(c, ast.Call) and method_name(c) in ("parameters", "named_parameters")} - {None}
+
+
 def _after(ctx: FileContext, opt_scope: ast.AST, line: int, scope: ast.AST, here: int) -> bool:
     if opt_scope is scope:
         return here > line
@@ -69,7 +78,9 @@ def _after(ctx: FileContext, opt_scope: ast.AST, line: int, scope: ast.AST, here
 
 
 def _related(ctx: FileContext, analysis, key: str | None, models: set[str]) -> bool:
-    return key is not None and any(analysis.same(key, m) or key.startswith(m + ".") for m in models)
+    """Whether ``key`` holds parameters the optimizer holds: a module it was built over, a part of one, or the whole
+    model whose parts it was built over (``[{"params": model.backbone.parameters()}, {"params": model.head...}]``)."""
+    return key is not None and any(analysis.same(key, m) or key.startswith(m + ".") or m.startswith(key + ".") for m in models)
 
 
 def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], opt_cls: str) -> str | None:
@@ -88,12 +99,13 @@ def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], o
         return None
     target = node.targets[0]
     base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
-    if base is not None and _related(ctx, analysis, key_of(base), models) and ctx.classify(node.value) is not None and ctx.classify(node.value).kind == "model":
+    if base is not None and _inside(analysis, key_of(target) if isinstance(target, ast.Attribute) else key_of(base), models) \
+            and ctx.classify(node.value) is not None and ctx.classify(node.value).kind == "model":
         return "puts new parameters into the model"
     value = node.value
     if opt_cls == "Adagrad" and _related(ctx, analysis, key_of(target), models) and _casts_of(value) == key_of(target):
         return "moves or casts the parameters while Adagrad's state, made at construction, stays behind"
-    if isinstance(target, ast.Name) and target.id in models and isinstance(value, ast.Call):
+    if isinstance(target, ast.Name) and (target.id in models or any(m.startswith(target.id + ".") for m in models)) and isinstance(value, ast.Call):
         role, inner = ctx.classify(value), strip_identity(value)
         wraps_itself = isinstance(inner, ast.Call) and any(key_of(strip_identity(a)) == target.id for a in inner.args)
         if role is not None and role.kind == "model" and key_of(inner) != target.id and not wraps_itself:
@@ -106,6 +118,12 @@ def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], o
         if value.args and _related(ctx, analysis, key_of(value.args[0]), models):
             return "wraps the model in FSDP, which replaces its parameters"
     return None
+
+
+def _inside(analysis, key: str | None, models: set[str]) -> bool:
+    """Whether the submodule ``key`` is one the optimizer was built over, or a part of one (a new ``model.extra``
+    beside the parts it holds is not: it may be left out of training on purpose)."""
+    return key is not None and any(analysis.same(key, m) or key.startswith(m + ".") for m in models)
 
 
 def _casts_of(value: ast.expr) -> str | None:

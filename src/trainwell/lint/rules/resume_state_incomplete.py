@@ -226,10 +226,14 @@ def _argparse_default(ctx: FileContext, node: ast.expr) -> ast.expr:
 
 def _restored(ctx: FileContext, key: str) -> bool:
     """Whether anything may restore ``key``: a load_state_dict on it (or an alias) or a call we cannot see into."""
+    wrappers = {id(a.value) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key and isinstance(a.value, ast.Call)
+                and (key_of(a.value.func) or "").rsplit(".", 1)[-1][:1].isupper()}
     for call in ctx.calls:
         receiver = key_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
         if method_name(call) == "load_state_dict" and receiver is not None and ctx.analysis.same(receiver, key):
             return True
+        if id(call) in wrappers:
+            continue  # `optimizer = LARC(optimizer=optimizer)`: a class that wraps it, whose state the loop then steps
         if any(key_of(a) == key for a in [*call.args, *(k.value for k in call.keywords)]) and _may_restore(ctx, call):
             return True
     return False

@@ -23,6 +23,7 @@ from trainwell.lint import events as ev
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import trains
+from trainwell.lint.dataflow import scope_nodes
 
 CODE = "TW504"
 REQUIRES = TRAINING
@@ -32,7 +33,8 @@ _DRAWS = {"randn", "rand", "randint", "randperm", "normal", "bernoulli", "multin
 def check(ctx: FileContext) -> Iterator[Finding]:
     if "torch" not in ctx.source or _says_seed(ctx):
         return
-    training = [f for f in ctx.analysis.frames if f.kind == "loop" and _trains(ctx, f) and _root(f).node is ctx.tree]
+    started = _started_by_the_program(ctx)
+    training = [f for f in ctx.analysis.frames if f.kind == "loop" and _trains(ctx, f) and id(_root(f).node) in started]
     if not training:
         return  # a library or a model definition: only a program that trains has a run to replay
     if ctx.project is not None and ctx.project.mentions(ctx, ("seed",)):
@@ -147,7 +149,10 @@ def _handed_over(ctx: FileContext, name: str) -> bool:
     """Whether the namespace that holds the seed (``args`` of ``args.seed``) is passed whole to a callee this
     file does not show (a library's ``setup(args)``), which may seed from it."""
     local = set(ctx.functions) | set(ctx.nested_functions) | set(ctx.classes)
+    shadowed = _calls_where_local(ctx, name)
     for call in ctx.calls:
+        if id(call) in shadowed:
+            continue  # `args = [method, rref] + list(args)` in a helper: another object of the same name
         given = [*call.args, *(k.value for k in call.keywords)]
         given += [e for g in given if isinstance(g, (ast.Tuple, ast.List)) for e in g.elts]
         if not any(isinstance(g, ast.Name) and g.id == name for g in given):
@@ -160,6 +165,19 @@ def _handed_over(ctx: FileContext, name: str) -> bool:
             continue  # a project helper: the project's modules are read for seeds in check()
         return True
     return False
+
+
+def _calls_where_local(ctx: FileContext, name: str) -> set[int]:
+    """The calls inside functions that bind ``name`` themselves (a parameter or an assignment): there it is not the
+    module's namespace."""
+    found: set[int] = set()
+    for fn in [*ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]:
+        nodes = scope_nodes(ctx, fn)
+        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} | {
+            a.arg for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+        if name in params or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes):
+            found |= {id(n) for n in nodes if isinstance(n, ast.Call)}
+    return found
 
 
 def _use_of_seed(ctx: FileContext, node: ast.AST, parents: dict[int, ast.AST]) -> bool | set[str]:
@@ -205,6 +223,28 @@ def _use_of_seed(ctx: FileContext, node: ast.AST, parents: dict[int, ast.AST]) -
             return set()  # a bare expression statement: the value goes nowhere
         return True  # a return, a container, a default: it may reach a seeder we cannot see
     return set()
+
+
+def _started_by_the_program(ctx: FileContext) -> set[int]:
+    """The module, and the functions its own code (or a function it reaches) hands to a call that runs them:
+    ``mp.spawn(run_worker, ...)``, ``Process(target=train)``. A function only defined, never handed over, is a
+    library's."""
+    started, todo = {id(ctx.tree)}, [ctx.tree]
+    while todo:
+        scope = todo.pop()
+        for node in scope_nodes(ctx, scope):
+            if not isinstance(node, ast.Call):
+                continue
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                fn = ctx.functions.get(arg.id) if isinstance(arg, ast.Name) else None
+                if fn is not None and id(fn) not in started:
+                    started.add(id(fn))
+                    todo.append(fn)
+            fn = ctx.functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
+            if fn is not None and id(fn) not in started:  # `main()` under the main guard: what it hands over counts too
+                started.add(id(fn))
+                todo.append(fn)
+    return started
 
 
 def _root(frame: Frame) -> Frame:
@@ -258,9 +298,10 @@ def _shuffles_unless_sampled(call: ast.Call) -> bool:
 
 
 def _random_draws(ctx: FileContext) -> list[tuple[int, str, ast.AST]]:
-    """(line, what, node) of each place the program draws from torch's generator (not inside class bodies: a
-    module's layers are drawn where the module is built)."""
-    in_classes = {id(n) for cls in ctx.classes.values() for n in ast.walk(cls)}
+    """(line, what, node) of each place the program draws from torch's generator (not inside module classes: a
+    module's layers are drawn where the module is built; an agent's or trainer's ``__init__`` builds its models
+    when the program builds it)."""
+    in_classes = {id(n) for name, cls in ctx.classes.items() if ctx.is_module_class(name) for n in ast.walk(cls)}
     found = []
     for key, role in ctx.roles.items():
         built = role.node if isinstance(role.node, ast.Call) else _built_by_a_class(ctx, key) if role.kind == "model" else None

@@ -52,12 +52,17 @@ def _seeded_globally(ctx: FileContext) -> set[str]:
     """The global generators the file seeds: ``torch`` (``torch.manual_seed``), ``numpy`` (``np.random.seed``), or
     both for any other call that says seed (``seed_everything``, ``transformers.set_seed``, a project's
     ``set_seed``). ``g.manual_seed(0)`` seeds one generator: it makes only the splits given ``g`` reproducible;
-    ``torch.cuda.manual_seed``, ``random.seed`` and a gym env's ``seed`` seed no generator a split draws from."""
+    ``torch.cuda.manual_seed``, ``random.seed`` and a gym env's ``seed`` seed no generator a split draws from;
+    ``initial_seed()`` only reads a seed, a Generator's ``seed()`` draws a fresh one for that generator, and the
+    seeding inside a ``worker_init_fn`` runs in the loader's worker processes, not where the split is drawn."""
     seeded: set[str] = set()
+    in_workers = _worker_init_nodes(ctx)
     for call in ctx.calls:
         name = (method_name(call) or key_of(call.func) or "").rsplit(".", 1)[-1]
         qual = ctx.call_name(call) or ""
-        if "seed" not in name.lower():
+        if "seed" not in name.lower() or name == "initial_seed" or id(call) in in_workers:
+            continue
+        if name == "seed" and isinstance(call.func, ast.Attribute) and _is_generator(ctx, call.func.value):
             continue
         if qual in ("torch.manual_seed", "torch.random.manual_seed"):
             seeded.add("torch")
@@ -69,6 +74,19 @@ def _seeded_globally(ctx: FileContext) -> set[str]:
         else:
             seeded |= {"torch", "numpy"}
     return seeded
+
+
+def _worker_init_nodes(ctx: FileContext) -> set[int]:
+    """The nodes of the functions of this file passed as a DataLoader's ``worker_init_fn``."""
+    names = {key_of(kwarg(c, "worker_init_fn")) for c in ctx.calls if kwarg(c, "worker_init_fn") is not None} - {None}
+    return {id(n) for name in names for fn in [ctx.functions.get(name) or ctx.nested_functions.get(name)] if fn is not None  # type: ignore[arg-type]
+            for n in ast.walk(fn)}
+
+
+def _is_generator(ctx: FileContext, node: ast.expr) -> bool:
+    """Whether ``node`` is (or names the one value of) a ``torch.Generator(...)``."""
+    value = single_value(ctx, node)
+    return isinstance(value, ast.Call) and qual_last(ctx, value) == "Generator"
 
 
 def _repeated(ctx: FileContext) -> str | None:
