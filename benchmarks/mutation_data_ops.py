@@ -207,20 +207,43 @@ def _left_on_cpu(script: Script, role: str) -> Iterator[Mutant | None]:
         return
     for call, name in _moves(script):
         loop = training_loop(script, call)
-        if loop is None:
-            continue
-        roles = set()
+        if loop is None or role == "input" and "len" in name.lower():
+            continue  # lengths are read on the host (`pack_padded_sequence` wants them there, `.tolist()`): no mismatch
+        roles, models = set(), set()
         for use in ast.walk(loop):
             places = [i for i, a in enumerate(getattr(use, "args", [])) if isinstance(use, ast.Call) and isinstance(a, ast.Name) and a.id == name]
             if places:
                 roles.add(("label" if places[0] else "output") if is_loss_call(script, use)
                           else "input" if script.is_model(ast.unparse(use.func)) else "other")
+                models.add(ast.unparse(use.func))
         moved_again = [m for m, n in _moves(script) if n == name and m is not call and training_loop(script, m) is loop]
+        if role == "input" and any(_scattered(script, m) for m in models):
+            continue  # DataParallel / DDP(device_ids=...) move the inputs to the model's device themselves
         if roles == {role} and not moved_again:
             stmt = script.statement(call)
             alone = isinstance(stmt, ast.Assign) and stmt.value is call and [ast.unparse(t) for t in stmt.targets] == [name]
             edit = script.delete(stmt) if alone and script.alone(stmt) else script.replace(call, name)
             yield script.mutant("TW403", f"{role}s-left-on-cpu", call, edit)
+
+
+def _scattered(script: Script, model: str) -> bool:
+    """Whether ``model`` is wrapped in ``DataParallel`` (or ``DistributedDataParallel`` with ``device_ids``) on every
+    path where it sits on a GPU: the wrap is unconditional, or under an ``if`` about CUDA with no ``else`` (the model
+    then stays on the CPU). Under any other condition (the number of GPUs, ``args.distributed``) the unwrapped path
+    still fails, and the mutant stays."""
+    for node in ast.walk(script.tree):
+        if not (isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [model]):
+            continue
+        wrap = next((c for c in ast.walk(node.value) if isinstance(c, ast.Call) and (callee(c) == "DataParallel" or callee(c) in
+                     {"DistributedDataParallel", "DDP"} and any(k.arg == "device_ids" for k in c.keywords))
+                     and c.args and ast.unparse(c.args[0]) == model), None)
+        if wrap is None:
+            continue
+        guards = [a for a in script.ancestors(node) if isinstance(a, (ast.If, ast.IfExp, ast.Try, ast.For, ast.While))]
+        if not guards or len(guards) == 1 and isinstance(guards[0], ast.If) and not guards[0].orelse \
+                and any(w in ast.unparse(guards[0].test) for w in ("cuda", "gpu")) and "len(" not in ast.unparse(guards[0].test):
+            return True
+    return False
 
 
 @operator("TW403", "labels-left-on-cpu")
