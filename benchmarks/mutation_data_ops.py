@@ -136,11 +136,37 @@ def drop_output_squeeze(script: Script) -> Iterator[Mutant | None]:
 
 
 def delete_ignore_index(script: Script) -> Iterator[Mutant | None]:
+    """Drop an ``ignore_index`` that names the padding (``pad_idx``, ``special_symbols["<pad>"]``) or equals a value
+    the project pads its targets with (``.fill_(0)``, ``padding_value=0``); not where the script takes the padding out
+    of the targets itself before the loss (``target[target != pad]``), which then trains nothing on padding."""
+    padding = _padding_values(script)
     for call in script.calls:
         value = next((k.value for k in call.keywords if k.arg == "ignore_index"), None)
         if value is not None and callee(call) in {"CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss"} \
-                and "pad" in ast.unparse(value).lower():
+                and ("pad" in ast.unparse(value).lower() or ast.unparse(value) in padding) and not _targets_masked(script):
             yield script.mutant("TW305", "delete-ignore-index", call, script.drop_keyword(call, "ignore_index"))
+
+
+def _padding_values(script: Script) -> set[str]:
+    """The values the script and the project's classes fill or pad tensors with, as source text."""
+    found = set()
+    for text in [script.source, *script.classes.values()]:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+            if callee(call) == "fill_" and len(call.args) == 1:
+                found.add(ast.unparse(call.args[0]))
+            found |= {ast.unparse(k.value) for k in call.keywords if k.arg == "padding_value"}
+    return found
+
+
+def _targets_masked(script: Script) -> bool:
+    """Whether a loss target is first cut down by a mask (``target = target[mask]``)."""
+    targets = {ast.unparse(c.args[1]) for c in script.calls if len(c.args) > 1 and is_loss_call(script, c)}
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Subscript) and "mask" in ast.unparse(n.value.slice).lower()
+               and any(ast.unparse(t) in targets for t in n.targets) for n in ast.walk(script.tree))
 
 
 def _feeds_training(script: Script, loader: str) -> bool:
