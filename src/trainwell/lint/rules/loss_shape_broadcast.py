@@ -1,7 +1,8 @@
 """TW304: an element-wise loss between two tensors whose shapes differ but broadcast ([N, 1] against [N]).
 
 Static only where both shapes are known: each is followed back through local
-assignments to constructors with literal sizes (``torch.randn(64, 1)``),
+assignments to constructors with literal sizes (``torch.randn(64, 1)``, numpy
+arrays made into tensors: ``torch.from_numpy(np.random.rand(64, 1))``),
 slices, reductions, ``unsqueeze``, a ``TensorDataset`` read by a DataLoader with
 a literal ``batch_size``, and models whose last layer is an ``nn.Linear`` with
 a literal ``out_features``. Any dimension we cannot read leaves the pair
@@ -24,7 +25,9 @@ CODE = "TW304"
 _LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
 _FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full"}
 _SAME = {"float", "double", "half", "long", "int", "bool", "to", "detach", "clone", "cuda", "cpu", "contiguous",
-         "abs", "exp", "log", "sigmoid", "tanh", "relu", "sqrt", "neg", "pow", "clamp", "requires_grad_"}
+         "abs", "exp", "log", "sigmoid", "tanh", "relu", "sqrt", "neg", "pow", "clamp", "requires_grad_", "astype", "type"}
+_NUMPY_FACTORIES = {"rand", "randn", "zeros", "ones", "empty", "random", "uniform", "normal", "randint"}
+_FROM_DATA = {"from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "LongTensor"}
 _REDUCE = {"sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp"}
 _ELEMENTWISE = {"ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Identity", "Softplus", "Mish"}
 Shape = tuple[int, ...]
@@ -186,6 +189,13 @@ def _call_shape(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, dep
         return _ints([size], ctx) if isinstance(size, (ast.Tuple, ast.List)) else None
     if qual.startswith("torch.") and last == "linspace" and len(call.args) >= 3:
         return _ints([call.args[2]], ctx)
+    if qual.startswith("numpy.") and last in _NUMPY_FACTORIES:
+        size = kwarg(call, "size") if last in ("random", "uniform", "normal", "randint") else None
+        sizes = [size] if size is not None else list(call.args) if last in ("rand", "randn") else call.args[:1] if last not in (
+            "random", "uniform", "normal", "randint") else []
+        return _ints(sizes, ctx) if sizes else None  # np.random.rand(64, 1), np.zeros((64, 1)), np.random.normal(size=(64, 1))
+    if qual.startswith("torch.") and last in _FROM_DATA and len(call.args) == 1 and not isinstance(call.args[0], (ast.List, ast.Tuple)):
+        return shape(ctx, call.args[0], scope, line, depth + 1)  # torch.from_numpy(a), torch.tensor(a): a's shape
     if qual.startswith("torch.") and call.args and (last in _SAME or last in _REDUCE or last == "unsqueeze"):
         base = shape(ctx, call.args[0], scope, line, depth + 1)  # torch.sin(x), torch.sum(x, dim=1)
         if last in _SAME:
