@@ -52,7 +52,11 @@ def sigmoid_before_bce_with_logits(script: Script) -> Iterator[Mutant | None]:
 
 
 def mean_of_batch_means(script: Script) -> Iterator[Mutant | None]:
-    """``total += loss.item() * x.size(0)`` ... ``total / len(loader.dataset)`` becomes ``total += loss.item()`` ... ``/ len(loader)``."""
+    """A sum weighted by batch size over the samples becomes a mean of batch means over the batches:
+    ``total += loss.item() * x.size(0)`` (or a loss with ``reduction='sum'`` / ``size_average=False``) ...
+    ``total / len(loader.dataset)`` becomes ``total += loss.item()`` ... ``/ len(loader)``; a count of correct
+    predictions (``correct += pred.eq(y).sum()``) ... ``100. * correct / len(loader.dataset)`` becomes a per-batch
+    accuracy (``pred.eq(y).float().mean()``) ... ``/ len(loader)``. Only over a loader whose last batch is smaller."""
     for node in ast.walk(script.tree):
         if not (isinstance(node, ast.Call) and callee(node) == "len" and node.args and isinstance(node.args[0], ast.Attribute)
                 and node.args[0].attr == "dataset"):
@@ -61,6 +65,8 @@ def mean_of_batch_means(script: Script) -> Iterator[Mutant | None]:
         division = script.parent.get(node)
         total = division.left if isinstance(division, ast.BinOp) and isinstance(division.op, ast.Div) and division.right is node \
             else division.target if isinstance(division, ast.AugAssign) and isinstance(division.op, ast.Div) else None
+        while isinstance(total, ast.BinOp) and isinstance(total.op, ast.Mult):  # `100. * correct / len(loader.dataset)`
+            total = total.right if isinstance(total.left, ast.Constant) else total.left if isinstance(total.right, ast.Constant) else None
         if total is None or not _uneven_last_batch(script, loader):
             continue
         for add in ast.walk(script.function_of(node)):
@@ -80,9 +86,15 @@ def _unweighted(script: Script, value: ast.AST) -> list[tuple[int, int, list[str
             if "size(0)" in text or "shape[0]" in text or text.startswith("len("):
                 return script.replace(value, ast.unparse(keep)) if value.lineno == value.end_lineno else None
     for call in ast.walk(value):
-        if isinstance(call, ast.Call) and any(k.arg == "reduction" and isinstance(k.value, ast.Constant) and k.value.value == "sum"
-                                               for k in call.keywords) and call.lineno == call.end_lineno:
-            return script.drop_keyword(call, "reduction")
+        for name, summed in (("reduction", "sum"), ("size_average", False)):
+            if isinstance(call, ast.Call) and any(k.arg == name and isinstance(k.value, ast.Constant) and k.value.value == summed
+                                                   for k in call.keywords) and call.lineno == call.end_lineno:
+                return script.drop_keyword(call, name)
+    counted = value.func.value if isinstance(value, ast.Call) and callee(value) == "item" and not value.args else value
+    if isinstance(counted, ast.Call) and callee(counted) == "sum" and not counted.args and not counted.keywords \
+            and any(isinstance(n, ast.Compare) or isinstance(n, ast.Call) and callee(n) == "eq" for n in ast.walk(counted.func)) \
+            and counted.lineno == counted.end_lineno:
+        return script.replace(counted, f"{ast.unparse(counted.func.value)}.float().mean()")  # a count -> the batch's accuracy
     return None
 
 
