@@ -19,6 +19,7 @@ from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import reaching
 from trainwell.lint.loss_calls import loss_calls
+from trainwell.lint.rules._batch_shapes import partial
 from trainwell.lint.rules._data import loader_argument, qual_last, single_value
 
 CODE = "TW304"
@@ -52,6 +53,8 @@ def _compare(ctx: FileContext, node: ast.AST, loss: str, first: ast.expr | None,
     line = node.lineno  # type: ignore[attr-defined]
     a = shape(ctx, first, scope, line) if first is not None else None
     b = shape(ctx, second, scope, line) if second is not None else None
+    if a is None or b is None:
+        a, b = _column_and_vector(ctx, first, second, scope, line)  # only the rank and the batch are known
     if a is None or b is None or a == b:
         return
     grid = broadcast(a, b)
@@ -64,6 +67,20 @@ def _compare(ctx: FileContext, node: ast.AST, loss: str, first: ast.expr | None,
         "model learns to predict their mean.",
         "Make the shapes equal before the loss: `pred.squeeze(-1)` or `target.unsqueeze(-1)` (or `target.view_as(pred)`).",
     )
+
+
+def _column_and_vector(ctx: FileContext, first: ast.expr | None, second: ast.expr | None, scope: ast.AST,
+                       line: int) -> tuple[Shape | None, Shape | None]:
+    """The shapes ``[N, 1]`` and ``[M]`` (either way round) where only that much is known of them, N and M above one
+    (a GAN discriminator's validity against labels built without their column): enough to broadcast to [N, M]."""
+    pa, pb = partial(ctx, first, scope, line), partial(ctx, second, scope, line)
+    column = lambda p: p is not None and p[0] == 2 and p[2] == 1 and p[1] is not None and p[1] > 1  # noqa: E731
+    vector = lambda p: p is not None and p[0] == 1 and p[1] is not None and p[1] > 1  # noqa: E731
+    if column(pa) and vector(pb):
+        return (pa[1], 1), (pb[1],)  # type: ignore[index,return-value]
+    if vector(pa) and column(pb):
+        return (pa[1],), (pb[1], 1)  # type: ignore[index,return-value]
+    return None, None
 
 
 def _show(shape: Shape) -> str:
