@@ -144,6 +144,43 @@ def drop_output_squeeze(script: Script) -> Iterator[Mutant | None]:
             yield script.mutant("TW304", "drop-output-squeeze", call, script.replace(first, ast.unparse(first.func.value)))
 
 
+@operator("TW304", "drop-label-column")
+
+
+def drop_label_column(script: Script) -> Iterator[Mutant | None]:
+    """``valid = Tensor(imgs.size(0), 1).fill_(1.0)`` (also ``torch.ones(n, 1)``, ``torch.full((n, 1), v)``), the target
+    of an element-wise loss whose prediction is a model's ``[N, 1]`` output (a GAN discriminator's), built without its
+    column: ``Tensor(imgs.size(0)).fill_(1.0)`` is ``[N]``, and the loss compares ``[N, 1]`` with ``[N]`` over an N x N
+    grid (PyTorch only warns)."""
+    targets = {ast.unparse(call.args[1]) for call in _loss_calls(script, {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"},
+                                                                  {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+               if len(call.args) > 1 and training_loop(script, call) is not None and _model_output(script, call.args[0])}
+    for node in ast.walk(script.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and ast.unparse(node.targets[0]) in targets):
+            continue
+        for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call)):
+            sizes = call.args[0].elts if callee(call) == "full" and call.args and isinstance(call.args[0], ast.Tuple) else call.args
+            if len(sizes) == 2 and isinstance(sizes[1], ast.Constant) and sizes[1].value == 1 and not isinstance(sizes[0], ast.Constant) \
+                    and (callee(call) in ("ones", "zeros", "full") or "Tensor" in callee(call)) and call.lineno == call.end_lineno:
+                yield script.mutant("TW304", "drop-label-column", node, script.splice(
+                    (sizes[0].end_lineno, sizes[0].end_col_offset), (sizes[1].end_lineno, sizes[1].end_col_offset), ""))
+                break
+
+
+def _model_output(script: Script, node: ast.expr) -> bool:
+    """A model's forward (``D(x)``), or a name assigned one in the same function (``validity = D(x, labels)``,
+    ``validity, _, _ = D(x)``)."""
+    if isinstance(node, ast.Call):
+        return script.is_model(ast.unparse(node.func))
+    if not isinstance(node, ast.Name):
+        return False
+    scope = script.function_of(node)
+    made = [n.value for n in ast.walk(scope) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == node.id or isinstance(t, ast.Tuple) and any(isinstance(e, ast.Name) and e.id == node.id for e in t.elts)
+        for t in n.targets)]
+    return bool(made) and all(isinstance(v, ast.Call) and script.is_model(ast.unparse(v.func)) for v in made)
+
+
 @operator("TW305", "delete-ignore-index")
 
 
