@@ -158,13 +158,16 @@ def drop_label_column(script: Script) -> Iterator[Mutant | None]:
     for node in ast.walk(script.tree):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and ast.unparse(node.targets[0]) in targets):
             continue
-        for call in (c for c in ast.walk(node.value) if isinstance(c, ast.Call)):
-            sizes = call.args[0].elts if callee(call) == "full" and call.args and isinstance(call.args[0], ast.Tuple) else call.args
-            if len(sizes) == 2 and isinstance(sizes[1], ast.Constant) and sizes[1].value == 1 and not isinstance(sizes[0], ast.Constant) \
-                    and (callee(call) in ("ones", "zeros", "full") or "Tensor" in callee(call)) and call.lineno == call.end_lineno:
-                yield script.mutant("TW304", "drop-label-column", node, script.splice(
-                    (sizes[0].end_lineno, sizes[0].end_col_offset), (sizes[1].end_lineno, sizes[1].end_col_offset), ""))
-                break
+        call = node.value  # the constructor itself, under `Variable(...)`, `.fill_(v)`, `.to(device)`: not a term of a sum
+        while isinstance(call, ast.Call) and (callee(call) == "Variable" and call.args or callee(call) in ("fill_", "to", "cuda", "float")):
+            call = call.args[0] if callee(call) == "Variable" else call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(call, ast.Call):
+            continue
+        sizes = call.args[0].elts if callee(call) == "full" and call.args and isinstance(call.args[0], ast.Tuple) else call.args
+        if len(sizes) == 2 and isinstance(sizes[1], ast.Constant) and sizes[1].value == 1 and not isinstance(sizes[0], ast.Constant) \
+                and (callee(call) in ("ones", "zeros", "full") or "Tensor" in callee(call)) and call.lineno == call.end_lineno:
+            yield script.mutant("TW304", "drop-label-column", node, script.splice(
+                (sizes[0].end_lineno, sizes[0].end_col_offset), (sizes[1].end_lineno, sizes[1].end_col_offset), ""))
 
 
 def _model_output(script: Script, node: ast.expr) -> bool:
