@@ -8,7 +8,7 @@ training code, where the loss is built a few lines above ``backward()``.
 from __future__ import annotations
 
 import ast
-from typing import Callable
+from collections.abc import Callable
 
 from trainwell.lint.context import FileContext, key_of
 from trainwell.lint.events import Event, Site, grad_of, unwrap_iter
@@ -262,7 +262,7 @@ class Graph:
     nothing, so its result is not connected: it may be a number.
     """
 
-    def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, "bool | _Lazy"] | None = None,
+    def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, bool | _Lazy] | None = None,
                  derived: bool = False, data_params: frozenset[str] = frozenset()) -> None:
         self.ctx, self.scope, self.line = ctx, scope, line
         # derived=True asks a weaker question: is the value computed from a model's outputs at all (a device
@@ -287,7 +287,8 @@ class Graph:
                 return False
             held = instance_attributes(self.ctx.home(node), node.value, node.attr)
             if held:  # `corpus.train` of `corpus = Corpus(path)`: what the class assigns to `self.train`
-                return any([self._inside(method, value, depth) for method, value in held])
+                found = [self._inside(method, value, depth) for method, value in held]
+                return any(found)
             return self.connected(node.value, depth + 1)  # `out.logits`
         if isinstance(node, ast.Call):
             return self._call(node, depth)
@@ -333,7 +334,8 @@ class Graph:
                 return False  # `inputs, labels = data` of a batch; `x, y = next(iter(loader))`
             self.unknown = True
             return False
-        return any([self._element_of(helper, call, node.index, depth) for helper in helpers])  # type: ignore[arg-type]
+        found = [self._element_of(helper, call, node.index, depth) for helper in helpers]  # each one: cut and unknown add up
+        return any(found)
 
     def _element_of(self, helper: ast.AST, call: ast.Call, index: int, depth: int) -> bool:
         """Item ``index`` of what ``helper`` returns for ``call``: the item of each returned tuple, or of what the
@@ -401,7 +403,8 @@ class Graph:
             return last not in self._no_grad_functions and any(self.connected(a, depth + 1) for a in args)
         helpers = self._helpers(func)
         if helpers:
-            return any([self._through(helper, call, depth) for helper in helpers])
+            found = [self._through(helper, call, depth) for helper in helpers]  # each one: cut and unknown add up
+            return any(found)
         if isinstance(func, ast.Name) and func.id in _BUILTINS:
             return func.id in _GRAPH_BUILTINS and any(self.connected(a, depth + 1) for a in args)
         if isinstance(func, ast.Attribute) and not qual:

@@ -11,7 +11,13 @@ from __future__ import annotations
 import ast
 import builtins
 
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    key_of,
+    kwarg,
+    method_name,
+    strip_identity,
+)
 from trainwell.lint.dataflow import Element, definitions
 from trainwell.lint.rules._data import loader_argument
 

@@ -17,12 +17,22 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    key_of,
+    kwarg,
+    method_name,
+)
 from trainwell.lint.dataflow import Element, definitions, scope_nodes
 from trainwell.lint.loss_calls import loss_calls
-from trainwell.lint.rules._placement import MOVES, cpu_loaders, meets_parameters, scope_of
-from trainwell.diagnostic import Finding
+from trainwell.lint.rules._placement import (
+    MOVES,
+    cpu_loaders,
+    meets_parameters,
+    scope_of,
+)
 
 CODE = "TW403"
 _ORIGINS = {"loaded": "comes from the batch as loaded", "built": "is a tensor built on the CPU",

@@ -17,10 +17,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from trainwell.diagnostic import Finding
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    key_of,
+    kwarg,
+    method_name,
+    strip_identity,
+)
 from trainwell.lint.dataflow import Element, definitions, instance_methods, reaching
 from trainwell.lint.loss_calls import loss_calls
-from trainwell.lint.rules._placement import scope_of
 from trainwell.lint.rules._data import (
     argument,
     loader_argument,
@@ -28,6 +33,7 @@ from trainwell.lint.rules._data import (
     single_value,
     value_of,
 )
+from trainwell.lint.rules._placement import scope_of
 
 CODE = "TW305"
 _KEEP = {"view", "reshape", "flatten", "contiguous", "long", "to", "cuda", "cpu", "clone", "detach", "int"}
