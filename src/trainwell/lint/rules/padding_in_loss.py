@@ -179,6 +179,9 @@ def _pad_value(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int
             if len(values) == 1 and isinstance(values[0], (ast.For, ast.AsyncFor)):
                 return _from_loader(ctx, values[0], node.value.id, key, depth)
             return None
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if any(not isinstance(i, ast.Slice) and not (isinstance(i, ast.Constant) and i.value is Ellipsis) for i in items):
+            return None  # one position (`targets[:, 0]`): padding there depends on lengths we do not know
         return _pad_value(ctx, node.value, scope, line, depth + 1)
     if not isinstance(node, ast.Call):
         return None
