@@ -22,6 +22,7 @@ _KEEP_BATCH = _KEEP_ALL | {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "Con
                            "BatchNorm3d", "InstanceNorm2d", "Dropout2d", "Dropout3d", "MaxPool2d", "AvgPool2d", "MaxPool1d",
                            "AvgPool1d", "Upsample", "ZeroPad2d", "ReflectionPad2d", "AdaptiveAvgPool2d"}  # rank and batch
 _SAME = {"float", "double", "detach", "cuda", "cpu", "contiguous", "fill_", "requires_grad_", "clone", "to", "type"}
+_FACTORIES = {"ones", "zeros", "empty", "rand", "randn"}
 _TENSOR_TYPES = ("FloatTensor", "DoubleTensor", "Tensor", "HalfTensor", "LongTensor", "IntTensor")
 
 
@@ -53,6 +54,10 @@ def partial(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int, d
         return partial(ctx, node.args[0], scope, line, depth + 1)
     if name in _SAME and not qual:
         return partial(ctx, node.func.value, scope, line, depth + 1)  # type: ignore[attr-defined]
+    if qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _FACTORIES and node.args \
+            and not any(isinstance(a, (ast.Starred, ast.Tuple, ast.List)) for a in node.args):
+        sizes = [_size(ctx, a, scope, line, depth) for a in node.args]
+        return (len(sizes), sizes[0], sizes[-1]) if sizes else None  # `torch.ones(imgs.size(0), 1)`
     if _tensor_type(ctx, node.func, scope) and node.args:
         if len(node.args) == 1 and not _size(ctx, node.args[0], scope, line, depth):
             return partial(ctx, node.args[0], scope, line, depth + 1)  # `Tensor(np.random.normal(0, 1, (n, d)))`: its data
@@ -170,7 +175,8 @@ def _eval(ctx: FileContext, cls: str, node: ast.expr, env: dict[str, Partial | N
     if name in ("view", "reshape") and node.args and isinstance(func, ast.Attribute):
         base = _eval(ctx, cls, func.value, env, depth)
         first, last = node.args[0], node.args[-1]
-        batch = base[1] if base is not None and _batch_of(first, func.value) else first.value if isinstance(first, ast.Constant) else None
+        batch = base[1] if base is not None and _batch_of(first, func.value) else first.value if isinstance(first, ast.Constant) \
+            else _batch_in(first, env)
         if any(isinstance(a, ast.Starred) for a in node.args):  # `img.view(img.size(0), *img_shape)`: the batch only
             return None, batch, None  # type: ignore[return-value]
         return len(node.args), batch, last.value if isinstance(last, ast.Constant) and last.value != -1 else None  # type: ignore[return-value]
@@ -187,6 +193,14 @@ def _eval(ctx: FileContext, cls: str, node: ast.expr, env: dict[str, Partial | N
     if name == "expand" and node.args and isinstance(func, ast.Attribute):
         base = _eval(ctx, cls, func.value, env, depth)
         return (len(node.args), base[1], None) if base is not None and _batch_of(node.args[0], func.value) else None
+    return None
+
+
+def _batch_in(size: ast.expr, env: dict[str, Partial | None]) -> int | None:
+    """The batch of a tensor of ``env`` that ``size`` reads (``z.size(0)`` of the forward's input ``z``)."""
+    for name, known in env.items():
+        if known is not None and _batch_of(size, ast.Name(id=name)):
+            return known[1]
     return None
 
 
