@@ -11,11 +11,17 @@ last dimension. Anything else is unknown, and unknown is silent.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import Element, definitions, reaching
+from trainwell.lint.rules._data import loader_argument, qual_last, single_value
 
 Partial = tuple[int | None, int | None, int | None]  # (rank, first dimension, last dimension)
+FullShape = Callable[[FileContext, ast.AST, ast.AST, int], "tuple[int, ...] | None"]
+# The batch dimension of a loader whose batch_size is not a literal (`batch_size=args.batch_size`): some size above
+# one, the same for every tensor of the batch. Shown as N.
+BATCH = 2**31 - 1
 _KEEP_ALL = {"ReLU", "LeakyReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "ELU", "Softplus", "Mish", "PReLU", "Dropout",
              "Identity", "BatchNorm1d", "LayerNorm"}  # the whole shape
 _KEEP_BATCH = _KEEP_ALL | {"Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "BatchNorm2d",
@@ -26,15 +32,14 @@ _FACTORIES = {"ones", "zeros", "empty", "rand", "randn"}
 _TENSOR_TYPES = ("FloatTensor", "DoubleTensor", "Tensor", "HalfTensor", "LongTensor", "IntTensor")
 
 
-def partial(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int, depth: int = 0) -> Partial | None:
-    """(rank, first, last) of a tensor expression, each None when unknown; None when nothing is known."""
-    from trainwell.lint.rules.loss_shape_broadcast import shape
-
+def partial(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int, full: FullShape, depth: int = 0) -> Partial | None:
+    """(rank, first, last) of a tensor expression, each None when unknown; None when nothing is known. ``full`` gives
+    the whole shape where it is known (the rule's own reading), tried first."""
     if node is None or depth > 16:
         return None
-    full = shape(ctx, node, scope, line)
-    if full:
-        return len(full), full[0], full[-1]
+    known = full(ctx, node, scope, line)
+    if known:
+        return len(known), known[0], known[-1]
     if isinstance(node, ast.Name):
         values = reaching(ctx, scope, node.id, line)
         if len(values) != 1 or isinstance(values[0], ast.AugAssign):
@@ -44,42 +49,42 @@ def partial(ctx: FileContext, node: ast.AST | None, scope: ast.AST, line: int, d
             return _batch_element(ctx, value, node.id)
         if isinstance(value, Element):
             call = value.value
-            return _model_output(ctx, call, scope, line, depth, value.index) if isinstance(call, ast.Call) else None
-        return partial(ctx, value, scope, getattr(value, "lineno", line), depth + 1)
+            return _model_output(ctx, call, scope, line, full, depth, value.index) if isinstance(call, ast.Call) else None
+        return partial(ctx, value, scope, getattr(value, "lineno", line), full, depth + 1)
     if not isinstance(node, ast.Call):
         return None
     qual = ctx.call_name(node) or ""
     name = method_name(node)
     if qual.endswith("autograd.Variable") and node.args:
-        return partial(ctx, node.args[0], scope, line, depth + 1)
+        return partial(ctx, node.args[0], scope, line, full, depth + 1)
     if name in _SAME and not qual:
-        return partial(ctx, node.func.value, scope, line, depth + 1)  # type: ignore[attr-defined]
+        return partial(ctx, node.func.value, scope, line, full, depth + 1)  # type: ignore[attr-defined]
     if qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _FACTORIES and node.args \
             and not any(isinstance(a, (ast.Starred, ast.Tuple, ast.List)) for a in node.args):
-        sizes = [_size(ctx, a, scope, line, depth) for a in node.args]
+        sizes = [_size(ctx, a, scope, line, full, depth) for a in node.args]
         return (len(sizes), sizes[0], sizes[-1]) if sizes else None  # `torch.ones(imgs.size(0), 1)`
     if _tensor_type(ctx, node.func, scope) and node.args:
-        if len(node.args) == 1 and not _size(ctx, node.args[0], scope, line, depth):
-            return partial(ctx, node.args[0], scope, line, depth + 1)  # `Tensor(np.random.normal(0, 1, (n, d)))`: its data
-        sizes = [_size(ctx, a, scope, line, depth) for a in node.args]
+        if len(node.args) == 1 and not _size(ctx, node.args[0], scope, line, full, depth):
+            return partial(ctx, node.args[0], scope, line, full, depth + 1)  # `Tensor(np.random.normal(0, 1, (n, d)))`: its data
+        sizes = [_size(ctx, a, scope, line, full, depth) for a in node.args]
         return len(sizes), sizes[0], sizes[-1]  # `Tensor(imgs.shape[0], 1)`: new, of those sizes
     if qual.startswith("numpy.random.") and qual.rsplit(".", 1)[-1] in ("normal", "uniform", "randint") and len(node.args) == 3:
         given = node.args[2].elts if isinstance(node.args[2], ast.Tuple) else [node.args[2]]  # the size
-        sizes = [_size(ctx, a, scope, line, depth) for a in given]
+        sizes = [_size(ctx, a, scope, line, full, depth) for a in given]
         return (len(sizes), sizes[0], sizes[-1]) if sizes else None
     if name == "expand" and node.args and not qual:
-        return len(node.args), _size(ctx, node.args[0], scope, line, depth), None
-    return _model_output(ctx, node, scope, line, depth, None)
+        return len(node.args), _size(ctx, node.args[0], scope, line, full, depth), None
+    return _model_output(ctx, node, scope, line, full, depth, None)
 
 
-def _size(ctx: FileContext, node: ast.AST, scope: ast.AST, line: int, depth: int) -> int | None:
+def _size(ctx: FileContext, node: ast.AST, scope: ast.AST, line: int, full: FullShape, depth: int) -> int | None:
     """A dimension: a literal, ``x.shape[0]`` / ``x.size(0)`` of a tensor whose first dimension is known, or a name the
     function assigns one of those (``batch_size = imgs.shape[0]``)."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, ast.Name):
         values = reaching(ctx, scope, node.id, line)
-        return _size(ctx, values[0], scope, getattr(values[0], "lineno", line), depth + 1) \
+        return _size(ctx, values[0], scope, getattr(values[0], "lineno", line), full, depth + 1) \
             if len(values) == 1 and isinstance(values[0], ast.expr) and depth < 16 else None
     tensor = None
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
@@ -88,7 +93,7 @@ def _size(ctx: FileContext, node: ast.AST, scope: ast.AST, line: int, depth: int
     elif isinstance(node, ast.Call) and method_name(node) == "size" and len(node.args) == 1 \
             and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
         tensor = node.func.value  # type: ignore[attr-defined]
-    found = partial(ctx, tensor, scope, line, depth + 1) if tensor is not None else None
+    found = partial(ctx, tensor, scope, line, full, depth + 1) if tensor is not None else None
     return found[1] if found is not None else None
 
 
@@ -111,9 +116,6 @@ def _tensor_type(ctx: FileContext, func: ast.expr, scope: ast.AST) -> bool:
 def _batch_element(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str) -> Partial | None:
     """An item of a batch of a DataLoader built in the file with a batch size other than one: its first dimension
     is the batch (some size above one, the same for every item)."""
-    from trainwell.lint.rules._data import loader_argument, qual_last, single_value
-    from trainwell.lint.rules.loss_shape_broadcast import BATCH
-
     iterable, target = loop.iter, loop.target
     while isinstance(iterable, ast.Call) and key_of(iterable.func) in ("enumerate", "tqdm", "tqdm.tqdm") and iterable.args:
         if key_of(iterable.func) == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
@@ -133,7 +135,8 @@ def _batch_element(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str) ->
     return None, BATCH, None
 
 
-def _model_output(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, depth: int, index: int | None) -> Partial | None:
+def _model_output(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, full: FullShape, depth: int,
+                  index: int | None) -> Partial | None:
     """What a model of a module class of the file returns (the ``index``-th item of a returned tuple, where given)."""
     role = ctx.role(key_of(call.func))
     if role is None or role.kind != "model" or role.cls not in ctx.classes or any(isinstance(a, ast.Starred) for a in call.args):
@@ -142,7 +145,7 @@ def _model_output(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, d
     if forward is None or depth > 12:
         return None
     params = [a.arg for a in forward.args.args][1:]
-    env = {p: partial(ctx, a, scope, line, depth + 1) for p, a in zip(params, call.args)}
+    env = {p: partial(ctx, a, scope, line, full, depth + 1) for p, a in zip(params, call.args)}
     return _run(ctx, role.cls, forward, env, index, depth)
 
 

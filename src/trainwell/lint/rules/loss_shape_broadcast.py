@@ -19,7 +19,7 @@ from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import reaching
 from trainwell.lint.loss_calls import loss_calls
-from trainwell.lint.rules._batch_shapes import partial
+from trainwell.lint.rules._batch_shapes import BATCH, partial
 from trainwell.lint.rules._data import loader_argument, qual_last, single_value
 
 CODE = "TW304"
@@ -32,9 +32,6 @@ _FROM_DATA = {"from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor", "Dou
 _REDUCE = {"sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp"}
 _ELEMENTWISE = {"ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Identity", "Softplus", "Mish"}
 Shape = tuple[int, ...]
-# The batch dimension of a loader whose batch_size is not a literal (`batch_size=args.batch_size`): some size
-# above one, the same for every tensor of the batch. Shown as N.
-BATCH = 2**31 - 1
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -73,7 +70,7 @@ def _column_and_vector(ctx: FileContext, first: ast.expr | None, second: ast.exp
                        line: int) -> tuple[Shape | None, Shape | None]:
     """The shapes ``[N, 1]`` and ``[M]`` (either way round) where only that much is known of them, N and M above one
     (a GAN discriminator's validity against labels built without their column): enough to broadcast to [N, M]."""
-    pa, pb = partial(ctx, first, scope, line), partial(ctx, second, scope, line)
+    pa, pb = partial(ctx, first, scope, line, shape), partial(ctx, second, scope, line, shape)
     column = lambda p: p is not None and p[0] == 2 and p[2] == 1 and p[1] is not None and p[1] > 1  # noqa: E731
     vector = lambda p: p is not None and p[0] == 1 and p[1] is not None and p[1] > 1  # noqa: E731
     if column(pa) and vector(pb):
