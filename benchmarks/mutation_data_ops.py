@@ -52,7 +52,11 @@ def sigmoid_before_bce_with_logits(script: Script) -> Iterator[Mutant | None]:
 
 
 def mean_of_batch_means(script: Script) -> Iterator[Mutant | None]:
-    """``total += loss.item() * x.size(0)`` ... ``total / len(loader.dataset)`` becomes ``total += loss.item()`` ... ``/ len(loader)``."""
+    """A sum weighted by batch size over the samples becomes a mean of batch means over the batches:
+    ``total += loss.item() * x.size(0)`` (or a loss with ``reduction='sum'`` / ``size_average=False``) ...
+    ``total / len(loader.dataset)`` becomes ``total += loss.item()`` ... ``/ len(loader)``; a count of correct
+    predictions (``correct += pred.eq(y).sum()``) ... ``100. * correct / len(loader.dataset)`` becomes a per-batch
+    accuracy (``pred.eq(y).float().mean()``) ... ``/ len(loader)``. Only over a loader whose last batch is smaller."""
     for node in ast.walk(script.tree):
         if not (isinstance(node, ast.Call) and callee(node) == "len" and node.args and isinstance(node.args[0], ast.Attribute)
                 and node.args[0].attr == "dataset"):
@@ -61,6 +65,8 @@ def mean_of_batch_means(script: Script) -> Iterator[Mutant | None]:
         division = script.parent.get(node)
         total = division.left if isinstance(division, ast.BinOp) and isinstance(division.op, ast.Div) and division.right is node \
             else division.target if isinstance(division, ast.AugAssign) and isinstance(division.op, ast.Div) else None
+        while isinstance(total, ast.BinOp) and isinstance(total.op, ast.Mult):  # `100. * correct / len(loader.dataset)`
+            total = total.right if isinstance(total.left, ast.Constant) else total.left if isinstance(total.right, ast.Constant) else None
         if total is None or not _uneven_last_batch(script, loader):
             continue
         for add in ast.walk(script.function_of(node)):
@@ -80,9 +86,15 @@ def _unweighted(script: Script, value: ast.AST) -> list[tuple[int, int, list[str
             if "size(0)" in text or "shape[0]" in text or text.startswith("len("):
                 return script.replace(value, ast.unparse(keep)) if value.lineno == value.end_lineno else None
     for call in ast.walk(value):
-        if isinstance(call, ast.Call) and any(k.arg == "reduction" and isinstance(k.value, ast.Constant) and k.value.value == "sum"
-                                               for k in call.keywords) and call.lineno == call.end_lineno:
-            return script.drop_keyword(call, "reduction")
+        for name, summed in (("reduction", "sum"), ("size_average", False)):
+            if isinstance(call, ast.Call) and any(k.arg == name and isinstance(k.value, ast.Constant) and k.value.value == summed
+                                                   for k in call.keywords) and call.lineno == call.end_lineno:
+                return script.drop_keyword(call, name)
+    counted = value.func.value if isinstance(value, ast.Call) and callee(value) == "item" and not value.args else value
+    if isinstance(counted, ast.Call) and callee(counted) == "sum" and not counted.args and not counted.keywords \
+            and any(isinstance(n, ast.Compare) or isinstance(n, ast.Call) and callee(n) == "eq" for n in ast.walk(counted.func)) \
+            and counted.lineno == counted.end_lineno:
+        return script.replace(counted, f"{ast.unparse(counted.func.value)}.float().mean()")  # a count -> the batch's accuracy
     return None
 
 
@@ -132,15 +144,81 @@ def drop_output_squeeze(script: Script) -> Iterator[Mutant | None]:
             yield script.mutant("TW304", "drop-output-squeeze", call, script.replace(first, ast.unparse(first.func.value)))
 
 
+@operator("TW304", "drop-label-column")
+
+
+def drop_label_column(script: Script) -> Iterator[Mutant | None]:
+    """``valid = Tensor(imgs.size(0), 1).fill_(1.0)`` (also ``torch.ones(n, 1)``, ``torch.full((n, 1), v)``), the target
+    of an element-wise loss whose prediction is a model's ``[N, 1]`` output (a GAN discriminator's), built without its
+    column: ``Tensor(imgs.size(0)).fill_(1.0)`` is ``[N]``, and the loss compares ``[N, 1]`` with ``[N]`` over an N x N
+    grid (PyTorch only warns)."""
+    targets = {ast.unparse(call.args[1]) for call in _loss_calls(script, {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"},
+                                                                  {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"})
+               if len(call.args) > 1 and training_loop(script, call) is not None and _model_output(script, call.args[0])}
+    for node in ast.walk(script.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and ast.unparse(node.targets[0]) in targets):
+            continue
+        call = node.value  # the constructor itself, under `Variable(...)`, `.fill_(v)`, `.to(device)`: not a term of a sum
+        while isinstance(call, ast.Call) and (callee(call) == "Variable" and call.args or callee(call) in ("fill_", "to", "cuda", "float")):
+            call = call.args[0] if callee(call) == "Variable" else call.func.value if isinstance(call.func, ast.Attribute) else None
+        if not isinstance(call, ast.Call):
+            continue
+        sizes = call.args[0].elts if callee(call) == "full" and call.args and isinstance(call.args[0], ast.Tuple) else call.args
+        if len(sizes) == 2 and isinstance(sizes[1], ast.Constant) and sizes[1].value == 1 and not isinstance(sizes[0], ast.Constant) \
+                and (callee(call) in ("ones", "zeros", "full") or "Tensor" in callee(call)) and call.lineno == call.end_lineno:
+            yield script.mutant("TW304", "drop-label-column", node, script.splice(
+                (sizes[0].end_lineno, sizes[0].end_col_offset), (sizes[1].end_lineno, sizes[1].end_col_offset), ""))
+
+
+def _model_output(script: Script, node: ast.expr) -> bool:
+    """A model's forward (``D(x)``), or a name assigned one in the same function (``validity = D(x, labels)``,
+    ``validity, _, _ = D(x)``)."""
+    if isinstance(node, ast.Call):
+        return script.is_model(ast.unparse(node.func))
+    if not isinstance(node, ast.Name):
+        return False
+    scope = script.function_of(node)
+    made = [n.value for n in ast.walk(scope) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == node.id or isinstance(t, ast.Tuple) and any(isinstance(e, ast.Name) and e.id == node.id for e in t.elts)
+        for t in n.targets)]
+    return bool(made) and all(isinstance(v, ast.Call) and script.is_model(ast.unparse(v.func)) for v in made)
+
+
 @operator("TW305", "delete-ignore-index")
 
 
 def delete_ignore_index(script: Script) -> Iterator[Mutant | None]:
+    """Drop an ``ignore_index`` that names the padding (``pad_idx``, ``special_symbols["<pad>"]``) or equals a value
+    the project pads its targets with (``.fill_(0)``, ``padding_value=0``); not where the script takes the padding out
+    of the targets itself before the loss (``target[target != pad]``), which then trains nothing on padding."""
+    padding = _padding_values(script)
     for call in script.calls:
         value = next((k.value for k in call.keywords if k.arg == "ignore_index"), None)
         if value is not None and callee(call) in {"CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss"} \
-                and "pad" in ast.unparse(value).lower():
+                and ("pad" in ast.unparse(value).lower() or ast.unparse(value) in padding) and not _targets_masked(script):
             yield script.mutant("TW305", "delete-ignore-index", call, script.drop_keyword(call, "ignore_index"))
+
+
+def _padding_values(script: Script) -> set[str]:
+    """The values the script and the project's classes fill or pad tensors with, as source text."""
+    found = set()
+    for text in [script.source, *script.classes.values()]:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+            if callee(call) == "fill_" and len(call.args) == 1:
+                found.add(ast.unparse(call.args[0]))
+            found |= {ast.unparse(k.value) for k in call.keywords if k.arg == "padding_value"}
+    return found
+
+
+def _targets_masked(script: Script) -> bool:
+    """Whether a loss target is first cut down by a mask (``target = target[mask]``)."""
+    targets = {ast.unparse(c.args[1]) for c in script.calls if len(c.args) > 1 and is_loss_call(script, c)}
+    return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Subscript) and "mask" in ast.unparse(n.value.slice).lower()
+               and any(ast.unparse(t) in targets for t in n.targets) for n in ast.walk(script.tree))
 
 
 def _feeds_training(script: Script, loader: str) -> bool:
@@ -207,20 +285,43 @@ def _left_on_cpu(script: Script, role: str) -> Iterator[Mutant | None]:
         return
     for call, name in _moves(script):
         loop = training_loop(script, call)
-        if loop is None:
-            continue
-        roles = set()
+        if loop is None or role == "input" and "len" in name.lower():
+            continue  # lengths are read on the host (`pack_padded_sequence` wants them there, `.tolist()`): no mismatch
+        roles, models = set(), set()
         for use in ast.walk(loop):
             places = [i for i, a in enumerate(getattr(use, "args", [])) if isinstance(use, ast.Call) and isinstance(a, ast.Name) and a.id == name]
             if places:
                 roles.add(("label" if places[0] else "output") if is_loss_call(script, use)
                           else "input" if script.is_model(ast.unparse(use.func)) else "other")
+                models.add(ast.unparse(use.func))
         moved_again = [m for m, n in _moves(script) if n == name and m is not call and training_loop(script, m) is loop]
+        if role == "input" and any(_scattered(script, m) for m in models):
+            continue  # DataParallel / DDP(device_ids=...) move the inputs to the model's device themselves
         if roles == {role} and not moved_again:
             stmt = script.statement(call)
             alone = isinstance(stmt, ast.Assign) and stmt.value is call and [ast.unparse(t) for t in stmt.targets] == [name]
             edit = script.delete(stmt) if alone and script.alone(stmt) else script.replace(call, name)
             yield script.mutant("TW403", f"{role}s-left-on-cpu", call, edit)
+
+
+def _scattered(script: Script, model: str) -> bool:
+    """Whether ``model`` is wrapped in ``DataParallel`` (or ``DistributedDataParallel`` with ``device_ids``) on every
+    path where it sits on a GPU: the wrap is unconditional, or under an ``if`` about CUDA with no ``else`` (the model
+    then stays on the CPU). Under any other condition (the number of GPUs, ``args.distributed``) the unwrapped path
+    still fails, and the mutant stays."""
+    for node in ast.walk(script.tree):
+        if not (isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [model]):
+            continue
+        wrap = next((c for c in ast.walk(node.value) if isinstance(c, ast.Call) and (callee(c) == "DataParallel" or callee(c) in
+                     {"DistributedDataParallel", "DDP"} and any(k.arg == "device_ids" for k in c.keywords))
+                     and c.args and ast.unparse(c.args[0]) == model), None)
+        if wrap is None:
+            continue
+        guards = [a for a in script.ancestors(node) if isinstance(a, (ast.If, ast.IfExp, ast.Try, ast.For, ast.While))]
+        if not guards or len(guards) == 1 and isinstance(guards[0], ast.If) and not guards[0].orelse \
+                and any(w in ast.unparse(guards[0].test) for w in ("cuda", "gpu")) and "len(" not in ast.unparse(guards[0].test):
+            return True
+    return False
 
 
 @operator("TW403", "labels-left-on-cpu")

@@ -204,6 +204,8 @@ def _backpropagated(loop: ast.AST, assign: ast.Assign, name: str) -> bool:
             return True
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             return False
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return False  # `loss += alpha * reg`: another term still carries the graph to the model
     return False
 
 

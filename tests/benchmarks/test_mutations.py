@@ -192,10 +192,59 @@ for step in range(100):
     scaler.step(optimizer)
     scaler.update()
 '''
+# a least-squares GAN: the discriminator's [N, 1] validity against [N, 1] ground truths
+GAN = '''\
+import torch
+import torch.nn as nn
+from torchvision import datasets, transforms
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = nn.Sequential(nn.Linear(16, 784), nn.Tanh())
+
+    def forward(self, z):
+        return self.model(z).view(z.size(0), 1, 28, 28)
+
+
+class Discriminator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 8, 3, 2, 1), nn.LeakyReLU(0.2))
+        self.adv_layer = nn.Linear(8 * 14 * 14, 1)
+
+    def forward(self, img):
+        out = self.features(img)
+        out = out.view(out.shape[0], -1)
+        return self.adv_layer(out)
+
+
+generator = Generator()
+discriminator = Discriminator()
+adversarial_loss = nn.MSELoss()
+optimizer_G = torch.optim.Adam(generator.parameters(), lr=2e-4)
+optimizer_D = torch.optim.Adam(discriminator.parameters(), lr=2e-4)
+batch = 64
+dataloader = torch.utils.data.DataLoader(datasets.MNIST("data", download=True, transform=transforms.ToTensor()),
+                                         batch_size=batch, shuffle=True)
+for epoch in range(5):
+    for imgs, _ in dataloader:
+        valid = torch.ones(imgs.size(0), 1)
+        optimizer_G.zero_grad()
+        gen_imgs = generator(torch.randn(imgs.size(0), 16))
+        g_loss = adversarial_loss(discriminator(gen_imgs), valid)
+        g_loss.backward()
+        optimizer_G.step()
+        optimizer_D.zero_grad()
+        d_loss = adversarial_loss(discriminator(imgs), valid)
+        d_loss.backward()
+        optimizer_D.step()
+'''
 # checker gaps these operators expose (benchmarks/mutations.py lists them with the real files): expected to fail until fixed
 KNOWN_GAPS = {
 }
-FIXTURES = {"classifier.py": CLASSIFIER, "distributed.py": DISTRIBUTED, "sequences.py": SEQUENCES, "amp.py": AMP}
+FIXTURES = {"classifier.py": CLASSIFIER, "distributed.py": DISTRIBUTED, "sequences.py": SEQUENCES, "amp.py": AMP, "gan.py": GAN}
 
 
 @pytest.fixture(scope="module")

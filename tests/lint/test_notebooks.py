@@ -221,3 +221,18 @@ def test_cached_results_of_a_notebook_are_the_same_and_follow_its_helpers(tmp_pa
     assert before != after  # the notebook's cache key covers the module its cells import
     main(["check", "."])
     assert "engine.py:8:9: TW101" in capsys.readouterr().out
+
+
+def test_a_later_cell_s_move_to_the_device_does_not_reach_an_earlier_cell_s_loop(tmp_path, capsys):
+    """TW403: cells run top to bottom. The loop of cell 2 ran on the CPU before cell 3 moved the model; the loop of
+    cell 3, after the move, leaves its labels on the CPU and is reported there, and only there."""
+    setup = ("import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+             "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+             "loader = DataLoader(TensorDataset(torch.randn(40, 8), torch.randint(0, 2, (40,))), batch_size=4, shuffle=True)\n"
+             "model = nn.Linear(8, 2)\ncriterion = nn.CrossEntropyLoss()\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)")
+    loop = "for x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()"
+    moved = ("model = model.to(device)\nfor x, y in loader:\n    x = x.to(device)\n    optimizer.zero_grad()\n"
+             "    loss = criterion(model(x), y)\n    loss.backward()\n    optimizer.step()")
+    path = _write_notebook(tmp_path / "cells.ipynb", ("code", setup), ("code", loop), ("code", moved))
+    _, out, _ = _run(capsys, str(path))
+    assert [line.split(": TW403")[0] for line in out.splitlines() if ": TW403" in line] == [f"{path}:cell 3:5:12"]

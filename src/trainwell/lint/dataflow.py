@@ -8,6 +8,8 @@ training code, where the loss is built a few lines above ``backward()``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+
 from trainwell.lint.context import FileContext, key_of
 from trainwell.lint.events import Event, Site, grad_of, unwrap_iter
 
@@ -21,9 +23,10 @@ _NO_GRAD_FUNCTIONS = _NO_GRAD_METHODS | {"no_grad", "randn", "rand", "zeros", "o
 _GRAPH_BUILTINS = {"sum", "max", "min", "abs", "pow"}
 _BUILTINS = set(dir(__import__("builtins")))
 _REWRAP = {"tensor", "as_tensor", "from_numpy", "scalar_tensor"}
+_INTEGER_TENSORS = {"LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"}
 # libraries whose values never carry an autograd graph, and torch's namespaces that build modules, not data
 _DATA_MODULES = ("numpy", "math", "random", "pandas", "torch.utils.data", "torchvision.datasets", "torchvision.transforms",
-                 "torchtext", "datasets")
+                 "torchtext", "datasets", "argparse")
 _MODULE_MAKERS = ("torch.nn.parallel", "torch.nn.modules", "torch.nn.Module", "torch.optim", "torch.hub", "torch.jit", "torch.compile", "torch.load",
                   "torchvision.models", "torch.autograd.grad", "torch.func")
 _DATA_BUILTINS = {"next", "iter", "len", "int", "float", "bool", "str", "range", "list", "tuple", "zip", "enumerate",
@@ -165,6 +168,90 @@ def backpropagated(ctx: FileContext, scope: ast.AST, use: ast.Name, values: list
     return False
 
 
+def instance_methods(ctx: FileContext, receiver: ast.expr, name: str,
+                     keep: Callable[[ast.Assign], bool] | None = None) -> list[tuple[FileContext, ast.AST]]:
+    """The method ``name`` of each class ``receiver`` may be an instance of: every assignment of its key in the file
+    (each one ``keep`` accepts, where given) builds an object of a class of the file or of the project that is not an
+    ``nn.Module`` (``corpus = Corpus()``, a converter chosen in an ``if``). Empty when one of them builds anything
+    else or its class lacks the method."""
+    key = key_of(receiver)
+    if key is None or key == "self":
+        return []
+    found: list[tuple[FileContext, ast.AST]] = []
+    for home, cls in _instance_classes(ctx, key, keep):
+        method = _method_of(home, cls, name, 0)
+        if method is None:
+            return []
+        found.append((home, method))
+    return found
+
+
+def instance_attributes(ctx: FileContext, receiver: ast.expr, name: str) -> list[tuple[ast.AST, ast.expr]]:
+    """(method, value) for every ``self.<name> = value`` of each class ``receiver`` may be an instance of (see
+    :func:`instance_methods`); empty when one of those classes assigns it nowhere, or something else may set it
+    (a store into ``receiver.<name>`` in this file)."""
+    key = key_of(receiver)
+    if key is None or key == "self" or any(key_of(t) == f"{key}.{name}" for a in ctx.assigns for t in a.targets):
+        return []
+    found: list[tuple[ast.AST, ast.expr]] = []
+    for home, cls in _instance_classes(ctx, key):
+        assigned = [(m, n.value) for m in home.methods.get(cls, {}).values() for n in ast.walk(m)
+                    if isinstance(n, ast.Assign) and any(key_of(t) == f"self.{name}" for t in n.targets)]
+        if not assigned:
+            return []
+        found += assigned
+    return found
+
+
+def _instance_classes(ctx: FileContext, key: str, keep: Callable[[ast.Assign], bool] | None = None) -> list[tuple[FileContext, str]]:
+    """The classes (not ``nn.Module``s) every assignment of ``key`` in the file builds an object of; empty when any
+    assignment is anything else."""
+    values = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key and (keep is None or keep(a))]
+    while any(isinstance(v, ast.IfExp) for v in values):  # `A(chars) if ctc else B(chars)`: either
+        values = [b for v in values for b in ((v.body, v.orelse) if isinstance(v, ast.IfExp) else (v,))]
+    found = []
+    for value in values:
+        cls = _class_of(ctx, value.func) if isinstance(value, ast.Call) else None
+        if cls is None or cls[0].is_module_class(cls[1]):
+            return []
+        found.append(cls)
+    return found
+
+
+def _class_of(ctx: FileContext, func: ast.expr) -> tuple[FileContext, str] | None:
+    name = key_of(func)
+    if name in ctx.classes:
+        return ctx, name  # type: ignore[return-value]
+    found = ctx.project.class_def(ctx, func) if ctx.project is not None and name is not None else None
+    return (found[0], found[1].name) if found is not None else None
+
+
+def _method_of(ctx: FileContext, cls: str, name: str, depth: int) -> ast.AST | None:
+    """The method ``name`` of class ``cls`` of ``ctx``, or of one of its bases of the same file."""
+    if depth > 4 or cls not in ctx.methods:
+        return None
+    if name in ctx.methods[cls]:
+        return ctx.methods[cls][name]
+    return next((m for b in ctx.classes[cls].bases if (m := _method_of(ctx, key_of(b) or "", name, depth + 1)) is not None), None)
+
+
+class _Lazy:
+    """A caller's argument, asked whether it carries a graph only when the helper reads the parameter it binds: an
+    argument the helper never uses for what it returns (``converter.encode(labels)`` builds a new tensor) cannot make
+    the answer unknown."""
+
+    __slots__ = ("ask", "value")
+
+    def __init__(self, ask) -> None:  # type: ignore[no-untyped-def]
+        self.ask, self.value = ask, None
+
+    def __call__(self) -> bool:
+        if self.value is None:
+            self.value = False  # asked again while being answered: a cycle
+            self.value = self.ask()
+        return bool(self.value)
+
+
 class Graph:
     """Does an expression carry an autograd graph back to a model? (``connected``), and was it cut on the way? (``cut``).
 
@@ -175,7 +262,7 @@ class Graph:
     nothing, so its result is not connected: it may be a number.
     """
 
-    def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, bool] | None = None,
+    def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, bool | _Lazy] | None = None,
                  derived: bool = False, data_params: frozenset[str] = frozenset()) -> None:
         self.ctx, self.scope, self.line = ctx, scope, line
         # derived=True asks a weaker question: is the value computed from a model's outputs at all (a device
@@ -196,7 +283,13 @@ class Graph:
             if node.attr == "data":
                 self.cut = True
                 return False
-            return node.attr not in _METADATA and self.connected(node.value, depth + 1)  # `out.logits`; not `x.shape`
+            if node.attr in _METADATA:
+                return False
+            held = instance_attributes(self.ctx.home(node), node.value, node.attr)
+            if held:  # `corpus.train` of `corpus = Corpus(path)`: what the class assigns to `self.train`
+                found = [self._inside(method, value, depth) for method, value in held]
+                return any(found)
+            return self.connected(node.value, depth + 1)  # `out.logits`
         if isinstance(node, ast.Call):
             return self._call(node, depth)
         if isinstance(node, ast.Name):
@@ -217,7 +310,8 @@ class Graph:
         if backpropagated(self.ctx, self.scope, node, values):
             return True  # `backward()` is called on this very value elsewhere: it carries a graph, whatever built it
         if not values:
-            return self.bound.get(node.id, False)
+            found = self.bound.get(node.id, False)
+            return found() if isinstance(found, _Lazy) else found
         result = False
         quiet = no_grad_nodes(self.ctx)
         for value in values:
@@ -234,34 +328,56 @@ class Graph:
         call = node.value
         if isinstance(call, ast.Call) and self._model_call(call):
             return True  # every output of a model's forward pass carries its graph (`recon, mu, logvar = model(x)`)
-        helper = self._helper(call.func) if isinstance(call, ast.Call) else None
-        returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)] if helper is not None else []
-        items = [r.elts[node.index] for r in returns if isinstance(r, ast.Tuple) and len(r.elts) > node.index]
-        if not returns or len(items) != len(returns):
-            if helper is None and self._data(call):
+        helpers = self._helpers(call.func) if isinstance(call, ast.Call) else []
+        if not helpers:
+            if self._data(call):
                 return False  # `inputs, labels = data` of a batch; `x, y = next(iter(loader))`
             self.unknown = True
             return False
-        params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[union-attr]
+        found = [self._element_of(helper, call, node.index, depth) for helper in helpers]  # each one: cut and unknown add up
+        return any(found)
+
+    def _element_of(self, helper: ast.AST, call: ast.Call, index: int, depth: int) -> bool:
+        """Item ``index`` of what ``helper`` returns for ``call``: the item of each returned tuple, or of what the
+        returned call of another helper returns (``return pad_sequences(seqs, lengths, labels)``)."""
+        params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
         if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
             params = params[1:]
-        bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1))
+        bound = {p: _Lazy(lambda a=a: self.connected(a, depth + 1)) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1, helper))
         inner._seen = self._seen
-        found = any(inner.connected(item, depth + 1) for item in items)
+        found = False
+        for ret in (n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)):
+            if isinstance(ret, ast.Tuple) and len(ret.elts) > index:
+                found |= inner.connected(ret.elts[index], depth + 1)
+            elif isinstance(ret, ast.Call) and depth < 12:
+                found |= inner._element(Element(ret, index), depth + 1)
+            else:
+                inner.unknown = True
         self.cut |= inner.cut
-        self.unknown |= inner.unknown
+        self.unknown |= inner.unknown or not any(isinstance(n, ast.Return) for n in scope_nodes(self.ctx, helper))
         return found
 
     def _helper(self, func: ast.expr) -> ast.AST | None:
         """A function whose returns the analysis can read: of this file, or of another file of the project."""
+        found = self._helpers(func)
+        return found[0] if len(found) == 1 else None
+
+    def _helpers(self, func: ast.expr) -> list[ast.AST]:
+        """The functions a call may run whose returns the analysis can read: a function of this file or of another
+        file of the project, a method of ``self``, or the method of each class the receiver may be an instance of
+        (``converter.encode(labels)`` after ``converter = AttnLabelConverter(chars)`` in one branch and
+        ``CTCLabelConverter(chars)`` in another). Empty when any of them is unknown."""
         home = self.ctx.home(func)
         if isinstance(func, ast.Name) and (func.id in home.functions or func.id in home.nested_functions):
-            return home.functions.get(func.id) or home.nested_functions.get(func.id)
+            return [home.functions.get(func.id) or home.nested_functions[func.id]]
         if isinstance(func, ast.Attribute) and key_of(func.value) == "self":
-            return next((ms[func.attr] for ms in home.methods.values() if func.attr in ms), None)
+            method = next((ms[func.attr] for ms in home.methods.values() if func.attr in ms), None)
+            return [method] if method is not None else []
+        if isinstance(func, ast.Attribute) and (methods := instance_methods(home, func.value, func.attr)):
+            return [m for _, m in methods]
         found = self.ctx.project.function(home, func) if self.ctx.project is not None else None
-        return found[1] if found is not None else None
+        return [found[1]] if found is not None else []
 
     def _call(self, call: ast.Call, depth: int) -> bool:
         func = call.func
@@ -271,6 +387,8 @@ class Graph:
             return False
         qual = self.ctx.call_name(call) or ""
         last = qual.rsplit(".", 1)[-1]
+        if qual.startswith("torch") and last in _INTEGER_TENSORS:
+            return False  # `torch.LongTensor(ids)`: an integer tensor never carries a graph, whatever it is made of
         if last in _REWRAP and qual.startswith("torch") or (isinstance(func, ast.Name) and func.id in ("float", "int")):
             # a new tensor: it cuts the graph only when it wraps a value that had one (`torch.tensor(loss.item())`)
             cut_before = self.cut
@@ -283,9 +401,10 @@ class Graph:
         role = self.ctx.role(key_of(func))
         if role is not None and role.kind == "loss" or qual.startswith("torch"):
             return last not in self._no_grad_functions and any(self.connected(a, depth + 1) for a in args)
-        helper = self._helper(func)
-        if helper is not None:
-            return self._through(helper, call, depth)
+        helpers = self._helpers(func)
+        if helpers:
+            found = [self._through(helper, call, depth) for helper in helpers]  # each one: cut and unknown add up
+            return any(found)
         if isinstance(func, ast.Name) and func.id in _BUILTINS:
             return func.id in _GRAPH_BUILTINS and any(self.connected(a, depth + 1) for a in args)
         if isinstance(func, ast.Attribute) and not qual:
@@ -302,11 +421,20 @@ class Graph:
         self.unknown = True
         return False
 
-    def _data_params(self, params: list[str], call: ast.Call, depth: int) -> frozenset[str]:
-        """The parameters of a helper that ``call`` passes data (see :meth:`_data`); ``depth`` bounds the walk
-        through helpers that call each other (or themselves)."""
+    def _data_params(self, params: list[str], call: ast.Call, depth: int, helper: ast.AST | None = None) -> frozenset[str]:
+        """The parameters of a helper that ``call`` passes data (see :meth:`_data`), and those it leaves at a default
+        that is data (``def get_data(self, path, batch_size=20)`` called as ``corpus.get_data(path)``); ``depth``
+        bounds the walk through helpers that call each other (or themselves, through a loop-carried value)."""
         names = {p for p, a in zip(params, call.args) if not isinstance(a, ast.Starred) and self._data(a, depth)}
-        return frozenset(names | {k.arg for k in call.keywords if k.arg and self._data(k.value, depth)})
+        names |= {k.arg for k in call.keywords if k.arg and self._data(k.value, depth)}
+        arguments = getattr(helper, "args", None)
+        if arguments is not None and not any(isinstance(a, ast.Starred) for a in call.args) and all(k.arg for k in call.keywords):
+            positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+            defaults = dict(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+            defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+            given = set(params[:len(call.args)]) | {k.arg for k in call.keywords}
+            names |= {p for p, d in defaults.items() if p not in given and isinstance(d, ast.Constant)}
+        return frozenset(names)
 
     def _data(self, node: ast.AST | None, depth: int = 0) -> bool:
         """Whether ``node`` is proven to be data: a value with no autograd graph and no module behind it, built only
@@ -314,8 +442,17 @@ class Graph:
         ``next(iter(loader))``) and tensor operations on those (``y.to(device)``, ``x.view(x.size(0), -1)``). A name
         of unknown origin, an attribute of ``self`` or the call of an unknown callable is not data: it may hold a
         model, or a tensor with a graph."""
-        if node is None or depth > 16:
+        if node is None or depth > 32:
             return False
+        memo = self.__dict__.setdefault("_data_memo", {})  # per node: linear on long chains, and a cycle answers False
+        if id(node) in memo:
+            return memo[id(node)][1]
+        memo[id(node)] = (node, False)  # the node is kept, so that its id is never reused for another one
+        found = self._data_uncached(node, depth)
+        memo[id(node)] = (node, found)
+        return found
+
+    def _data_uncached(self, node: ast.AST, depth: int) -> bool:
         more = depth + 1
         if isinstance(node, (ast.Constant, ast.Compare, ast.JoinedStr)):
             return True  # comparisons give tensors without a graph
@@ -339,6 +476,9 @@ class Graph:
         if isinstance(node, (ast.Name, ast.Attribute)) and qual.startswith(_DATA_MODULES + ("torch",)) and not _module_maker(qual):
             return True  # `torch.float32`, `torch.cuda.FloatTensor`, `np.pi`: not a module, not a graph
         if isinstance(node, ast.Attribute):
+            held = instance_attributes(self.ctx.home(node), node.value, node.attr)
+            if held:  # `corpus.train`: every value the class assigns to `self.train` is data
+                return all(Graph(self.ctx, method, 10**9, {}, self.derived)._data(value, more) for method, value in held)
             return self._data(node.value, more)
         if isinstance(node, ast.Name):
             return self._data_name(node, more)
@@ -394,17 +534,20 @@ class Graph:
 
     def _data_returns(self, call: ast.Call, depth: int, index: int | None = None) -> bool:
         """A call whose value (or ``index``-th item) is data: a helper of the project all of whose returns are."""
-        helper = self._helper(call.func)
-        if helper is None:
+        helpers = self._helpers(call.func)
+        if not helpers:
             return self._data_call(call, depth)  # `x, y = next(iter(loader))`
-        params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
-        if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
-            params = params[1:]
-        returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)]
-        if index is not None:
-            returns = [r.elts[index] if isinstance(r, ast.Tuple) and len(r.elts) > index else None for r in returns]
-        inner = Graph(self.ctx, helper, 10**9, {}, self.derived, self._data_params(params, call, depth + 1))
-        return bool(returns) and all(inner._data(r, depth) for r in returns)
+        for helper in helpers:
+            params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
+            if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
+                params = params[1:]
+            returns = [n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)]
+            if index is not None:
+                returns = [r.elts[index] if isinstance(r, ast.Tuple) and len(r.elts) > index else None for r in returns]
+            inner = Graph(self.ctx, helper, 10**9, {}, self.derived, self._data_params(params, call, depth + 1, helper))
+            if not returns or not all(inner._data(r, depth) for r in returns):
+                return False
+        return True
 
     def _data_call(self, call: ast.Call, depth: int) -> bool:
         func = call.func
@@ -421,7 +564,7 @@ class Graph:
                 return True
         if any(isinstance(a, ast.Starred) for a in call.args):
             return False
-        if self._helper(func) is not None:
+        if self._helpers(func):
             return self._data_returns(call, depth)
         if qual.startswith("torch") and not _module_maker(qual):
             return all(self._data(a, depth) for a in args)  # `torch.cat((x0, x1))`, `Variable(img)`
@@ -443,14 +586,23 @@ class Graph:
             return True
         return isinstance(func, ast.Attribute) and func.attr == "forward" and self.ctx.is_model(key_of(func.value))
 
+    def _inside(self, scope: ast.AST, value: ast.AST, depth: int) -> bool:
+        """Whether ``value``, an expression of the function ``scope`` (a method of a class), carries a graph."""
+        inner = Graph(self.ctx, scope, 10**9, {}, self.derived)
+        inner._seen = self._seen
+        found = inner.connected(value, depth + 1)
+        self.cut |= inner.cut
+        self.unknown |= inner.unknown
+        return found
+
     def _through(self, helper: ast.AST, call: ast.Call, depth: int) -> bool:
         """A local function or method: connected when one of its returns is, given which arguments were."""
         params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
         if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
             params = params[1:]
-        bound = {p: self.connected(a, depth + 1) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
-        bound.update({k.arg: self.connected(k.value, depth + 1) for k in call.keywords if k.arg})
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1))
+        bound = {p: _Lazy(lambda a=a: self.connected(a, depth + 1)) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
+        bound.update({k.arg: _Lazy(lambda v=k.value: self.connected(v, depth + 1)) for k in call.keywords if k.arg})
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1, helper))
         inner._seen = self._seen
         found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
         self.cut |= inner.cut

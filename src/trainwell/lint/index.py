@@ -62,6 +62,7 @@ class ProjectIndex:
                 tree = ast.parse(source)
             ctx = CheckedFile(str(self._files.get(path, path)), source, tree, self._target)
             ctx.project = self
+            self._owner[id(tree)] = ctx  # the module itself too: the scope of the file's globals
             for node in ctx.nodes:
                 self._owner[id(node)] = ctx
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):

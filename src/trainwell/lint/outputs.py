@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from trainwell.lint.context import FileContext, key_of, strip_identity
+from trainwell.lint.context import FileContext, key_of, method_name, strip_identity
 from trainwell.lint.dataflow import reaching
 
 SOFTMAX, SIGMOID, LOG_PROBS, RAW, UNKNOWN = "softmax", "sigmoid", "log_probs", "raw", "unknown"
@@ -68,6 +68,8 @@ def model_output(ctx: FileContext, node: ast.AST | None, cls: str, depth: int = 
     """The kind of output a model constructor's instances produce."""
     if cls == "Sequential" and isinstance(node, ast.Call) and node.args:
         layer = node.args[-1]
+        if isinstance(layer, ast.Starred):
+            layer = _last_listed(ctx, node, layer.value)
         if isinstance(layer, ast.Call):
             name = (ctx.call_name(layer) or "").rsplit(".", 1)[-1]
             if name in _MODULES:
@@ -80,6 +82,37 @@ def model_output(ctx: FileContext, node: ast.AST | None, cls: str, depth: int = 
         if forward is not None:
             return _returns(ctx, forward, depth, cls)
     return UNKNOWN
+
+
+def _last_listed(ctx: FileContext, call: ast.Call, listed: ast.expr) -> ast.expr | None:
+    """The last layer of ``nn.Sequential(*layers)``: what the statements of the function's own body put last into
+    ``layers`` before the call (``layers = [...]``, ``layers += [...]``, ``layers.append(...)``,
+    ``layers.extend([...])``); None where one of them sits in a branch or a loop, or is anything else."""
+    if not isinstance(listed, ast.Name):
+        return None
+    fn = next((f for f in [*ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
+               if any(n is call for n in ctx.members(f))), None)
+    last: ast.expr | None = None
+    members = sorted((n for n in ctx.members(fn) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset)) if fn is not None else []
+    for node in members:
+        changes = isinstance(node, (ast.Assign, ast.AugAssign)) and listed.id in {
+            n.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) for n in ast.walk(t) if isinstance(n, ast.Name)} \
+            or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == listed.id
+        if not changes or node.lineno > call.lineno:  # type: ignore[attr-defined]
+            continue
+        statement = node if isinstance(node, ast.stmt) else next((s for s in fn.body if isinstance(s, ast.Expr) and s.value is node), None)  # type: ignore[union-attr]
+        if statement is None or statement not in fn.body:  # type: ignore[union-attr]
+            return None  # in a branch or a loop: the last layer depends on the path
+        value = statement.value if isinstance(statement, (ast.Assign, ast.AugAssign)) else node
+        if isinstance(value, ast.Call) and method_name(value) == "append" and len(value.args) == 1:
+            last = value.args[0]
+        elif isinstance(value, ast.Call) and method_name(value) == "extend" and len(value.args) == 1:
+            value = value.args[0]
+        if isinstance(value, (ast.List, ast.Tuple)) and value.elts:
+            last = value.elts[-1]
+        elif not (isinstance(value, ast.Call) and method_name(value) == "append"):
+            return None
+    return last
 
 
 def _returns(ctx: FileContext, fn: ast.AST, depth: int, cls: str | None = None) -> str:

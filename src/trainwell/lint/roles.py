@@ -142,7 +142,10 @@ class RoleIndex:
         roles: dict[str, Role] = {}
         assigns: list[tuple[str, ast.expr]] = []
         for node in self.nodes:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                    and isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == len(node.targets[0].elts):
+                targets = list(zip(node.targets[0].elts, node.value.elts))  # `D, G = Discriminator(), Generator()`
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 targets = [(node.targets[0], node.value)]
             elif isinstance(node, (ast.AnnAssign,)) and node.value is not None:
                 targets = [(node.target, node.value)]

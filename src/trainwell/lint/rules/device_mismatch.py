@@ -17,21 +17,30 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
+from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint.context import (
+    FileContext,
+    key_of,
+    kwarg,
+    method_name,
+)
 from trainwell.lint.dataflow import Element, definitions, scope_nodes
 from trainwell.lint.loss_calls import loss_calls
-from trainwell.diagnostic import Finding
+from trainwell.lint.rules._placement import (
+    MOVES,
+    cpu_loaders,
+    meets_parameters,
+    scope_of,
+)
 
 CODE = "TW403"
-_MOVES = {"to", "cuda"}
 _ORIGINS = {"loaded": "comes from the batch as loaded", "built": "is a tensor built on the CPU",
             "parameter": "is an entry of the batch left as it came while other entries are moved"}
 # tensor methods whose result lives on the device of the tensor they are called on
 _KEEP_DEVICE = {"view", "reshape", "flatten", "squeeze", "unsqueeze", "permute", "transpose", "contiguous", "detach",
                 "float", "long", "int", "double", "half", "bool", "clone", "t", "view_as", "reshape_as", "squeeze_",
                 "unsqueeze_", "requires_grad_"}
-_WRAPPERS_THAT_MOVE = {"DataParallel", "DistributedDataParallel", "DDP"}  # they scatter the inputs to their devices
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -53,13 +62,15 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for forward in (e for e in analysis.events if e.kind == ev.FORWARD and on_device.get(id(e.node)) is not None):
         if id(forward.node) in reported or not forward.node.args:  # type: ignore[attr-defined]
             continue
-        if not _places_nothing(ctx, forward.key):
-            continue  # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward)
         if _not_a_module_here(ctx, forward):
             continue
-        unmoved = [(arg, base, origin) for arg in forward.node.args  # type: ignore[attr-defined]
+        args = forward.node.args  # type: ignore[attr-defined]
+        positional = args[:next((i for i, a in enumerate(args) if isinstance(a, ast.Starred)), len(args))]
+        # a model we do not know may move its inputs itself (`inputs.cuda()` inside forward), or read one on the host only
+        unmoved = [(arg, base, origin) for index, arg in enumerate(positional)
                    for base in [arg.value if isinstance(arg, ast.Subscript) else arg]
-                   if isinstance(base, ast.Name) for origin in [_unmoved(ctx, analysis, forward.scope, forward.line, base)] if origin]
+                   if isinstance(base, ast.Name) and meets_parameters(ctx, forward.key, index)
+                   for origin in [_unmoved(ctx, analysis, forward.scope, forward.line, base)] if origin]
         if not unmoved:
             continue
         arg, base, origin = unmoved[0]
@@ -173,7 +184,7 @@ def _from_loader(ctx: FileContext, analysis, scope: ast.AST, name: str, line: in
     at, value = found
     if isinstance(value, (ast.For, ast.AsyncFor)):
         keys = {f.iter_key for f in analysis.frames if f.node is value and f.iter_key}
-        return "loaded" if _cpu_loaders(ctx, keys) else None
+        return "loaded" if cpu_loaders(ctx, keys) else None
     if isinstance(value, Element):
         value = value.value
     if not isinstance(value, ast.expr):
@@ -188,10 +199,12 @@ def _from_loader(ctx: FileContext, analysis, scope: ast.AST, name: str, line: in
         return "built"
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" and value.args \
             and isinstance(value.args[0], ast.Name):
-        it = _value(ctx, scope, value.args[0].id, at)  # `images, labels = next(data_iter)` after `data_iter = iter(loader)`
-        source = it[1] if it is not None else None
-        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "iter" and source.args:
-            return "loaded" if _cpu_loaders(ctx, {key_of(source.args[0])}) else None
+        # `images, labels = next(data_iter)` where every assignment of `data_iter` is `iter(loader)` (also the one
+        # that restarts it at each epoch's end)
+        sources = [v for _, v in definitions(ctx, scope).get(value.args[0].id, [])]
+        if sources and all(isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id == "iter" and len(s.args) == 1
+                           for s in sources):
+            return "loaded" if cpu_loaders(ctx, {key_of(s.args[0]) for s in sources}) else None  # type: ignore[attr-defined]
         return None
     if isinstance(value, ast.Name):
         return _from_loader(ctx, analysis, scope, value.id, at, depth + 1)
@@ -220,124 +233,6 @@ def _default_device(ctx: FileContext) -> bool:
         return True
     return any(isinstance(n, (ast.With, ast.AsyncWith)) and any(isinstance(i.context_expr, ast.Call)
                and (ctx.call_name(i.context_expr) or "") == "torch.device" for i in n.items) for n in ctx.nodes)
-
-
-def _cpu_loaders(ctx: FileContext, keys: set[str | None]) -> bool:
-    """Whether every key is a DataLoader built in the file that hands out its batches on the CPU."""
-    roles = [ctx.role(k) for k in keys]
-    if not roles or any(r is None or r.kind != "loader" or not isinstance(r.node, ast.Call) for r in roles):
-        return False  # not a DataLoader we can see: the data may already be on the device
-    for key, role in zip(keys, roles):
-        call = role.node  # type: ignore[union-attr]
-        if _may_pass(ctx, call, ("collate_fn", "pin_memory_device")):  # type: ignore[arg-type]
-            return False
-        if any(a.value is not call and any(key_of(t) == key for target in a.targets
-                                           for t in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))
-               for a in ctx.assigns):
-            return False  # also rebuilt or wrapped (`loader, model = accelerator.prepare(loader, model)`): it may place the batches
-        dataset = call.args[0] if call.args else kwarg(call, "dataset")  # type: ignore[union-attr]
-        if dataset is None or _places(ctx, _scope_of(ctx, call), dataset, 0):
-            return False
-    return True
-
-
-def _may_pass(ctx: FileContext, call: ast.Call, names: tuple[str, ...]) -> bool:
-    """Whether ``call`` may receive one of the keyword arguments ``names``: written out, or in a ``**kwargs`` spread
-    that is not made of dict literals of the file without them (``kw = {...}``, ``kw.update(other)``)."""
-    for keyword in call.keywords:
-        if keyword.arg in names or (keyword.arg is None and _may_hold(ctx, keyword.value, names, 0)):
-            return True
-    return False
-
-
-def _may_hold(ctx: FileContext, value: ast.expr, names: tuple[str, ...], depth: int) -> bool:
-    if isinstance(value, ast.IfExp):
-        return _may_hold(ctx, value.body, names, depth) or _may_hold(ctx, value.orelse, names, depth)
-    if isinstance(value, ast.Dict):
-        return any(k is None or not isinstance(k, ast.Constant) or k.value in names for k in value.keys)
-    spread = key_of(value) if isinstance(value, ast.Name) else None
-    if spread is None or depth > 3:
-        return True
-    values: list[ast.expr] = [a.value for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == spread]
-    for node in ctx.calls:
-        if isinstance(node.func, ast.Attribute) and key_of(node.func.value) == spread and node.func.attr != "get":
-            if node.func.attr != "update" or len(node.args) != 1 or node.keywords:
-                return True  # `kw["collate_fn"] = ...` spelled as a call, `kw.setdefault(...)`, `kw.update(a=...)`
-            values.append(node.args[0])
-    if any(isinstance(t, ast.Subscript) and key_of(t.value) == spread for a in ctx.assigns for t in a.targets):
-        return True
-    return not values or any(_may_hold(ctx, v, names, depth + 1) for v in values)
-
-
-def _places(ctx: FileContext, scope: ast.AST, expr: ast.expr, depth: int) -> bool:
-    """Whether building ``expr`` (a dataset) may put tensors on a device: a ``.to()`` / ``.cuda()`` or a ``device=``
-    on the way, or a dataset class or factory function of the project that moves tensors."""
-    if depth > 3:
-        return True
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Call):
-            if method_name(node) in _MOVES or kwarg(node, "device") is not None:
-                return True
-            name = key_of(node.func) or ""
-            code: ast.AST | None = ctx.classes.get(name) or ctx.functions.get(name)  # a dataset class or a factory
-            if code is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)) \
-                    and not (ctx.call_name(node) or "").startswith(("torch", "numpy", "builtins")):
-                found = ctx.project.class_def(ctx, node.func) if name.rpartition(".")[2][:1].isupper() else ctx.project.function(ctx, node.func)
-                code = found[1] if found is not None else None  # type: ignore[assignment]
-            if code is not None and _moves_tensors(code):
-                return True
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if any(_places(ctx, scope, v, depth + 1) for v in _assigned(ctx, scope, node.id)):
-                return True
-    return False
-
-
-def _assigned(ctx: FileContext, scope: ast.AST, name: str) -> list[ast.expr]:
-    """The values assigned to ``name`` in ``scope`` (else at module level, where a global comes from): for
-    ``X, Y = a.to(d), b`` the element of X."""
-    found = definitions(ctx, scope).get(name) or definitions(ctx, ctx.tree).get(name) or []
-    values = []
-    for _, value in found:
-        value = value.value if isinstance(value, (Element, ast.AugAssign)) else value.iter if isinstance(value, (ast.For, ast.AsyncFor)) else value
-        if isinstance(value, ast.expr):
-            values.append(value)
-    return values
-
-
-def _scope_of(ctx: FileContext, node: ast.AST) -> ast.AST:
-    """The function (or the module) whose own body holds ``node``."""
-    owner = ctx.__dict__.get("_tw403_owner")
-    if owner is None:
-        scopes = [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
-        owner = {id(n): scope for scope in scopes for n in ctx.scope_members.get(id(scope), [])}
-        ctx.__dict__["_tw403_owner"] = owner
-    return owner.get(id(node), ctx.tree)
-
-
-def _moves_tensors(code: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and (method_name(n) in _MOVES or kwarg(n, "device") is not None) for n in ast.walk(code))
-
-
-def _places_nothing(ctx: FileContext, key: str | None) -> bool:
-    """Whether the model under ``key`` is known to leave its inputs where they are: built here from a torch or
-    torchvision class, or from a class of the project whose code never moves a tensor; not wrapped in
-    ``DataParallel`` / ``DistributedDataParallel`` (which scatter the inputs to the devices)."""
-    role = ctx.role(key)
-    if role is not None and role.node is None:  # known from usage only: follow `self.model = model.to(device)`
-        sources = [ctx.role(key_of(strip_identity(a.value))) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
-        role = sources[0] if len(sources) == 1 else None
-    if role is None or role.kind != "model" or not isinstance(role.node, ast.Call):
-        return False
-    if any((ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in _WRAPPERS_THAT_MOVE
-           for n in ctx.calls if n.args and any(key_of(strip_identity(a)) == key for a in n.args)):
-        return False
-    qual = ctx.call_name(role.node) or ""
-    if qual.startswith(("torch.nn.", "torchvision.models.")):
-        return True
-    cls = ctx.classes.get(role.cls)
-    if cls is None and "home" in role.info:
-        cls = role.info["home"].classes.get(role.cls)
-    return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
 
 
 def _same_object(ctx: FileContext, forward: ev.Event, scopes: dict[int, int]) -> bool:
@@ -375,9 +270,9 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
     for node in ctx.nodes:
         call = None
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in MOVES:
             call, key = node.value, key_of(node.targets[0])
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and method_name(node.value) in MOVES:
             call, key = node.value, key_of(node.value.func.value)  # type: ignore[attr-defined]
         elif isinstance(node, (ast.Assign, ast.Expr)) and isinstance(node.value, ast.Call) and method_name(node.value) == "cpu":
             back.add(key_of(node.value.func.value) or "")  # type: ignore[attr-defined]
@@ -388,7 +283,7 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
             back.add(key)
             continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
         where = keys.setdefault(key, {})
-        scope = id(_scope_of(ctx, node))
+        scope = id(scope_of(ctx, node))
         where[scope] = min(where.get(scope, node.lineno), node.lineno)
     return {key: where for key, where in keys.items() if key not in back}
 
@@ -404,7 +299,7 @@ def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Na
     params = {a.arg for a in scope.args.args}  # type: ignore[attr-defined]
     if name.id not in params:
         return None
-    return "parameter" if any(isinstance(n, ast.Call) and method_name(n) in _MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
+    return "parameter" if any(isinstance(n, ast.Call) and method_name(n) in MOVES and isinstance(n.func.value, ast.Subscript)  # type: ignore[attr-defined]
                and key_of(n.func.value.value) == name.id for n in scope_nodes(ctx, scope)) else None  # type: ignore[attr-defined]
 
 

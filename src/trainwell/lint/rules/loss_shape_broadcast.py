@@ -1,7 +1,8 @@
 """TW304: an element-wise loss between two tensors whose shapes differ but broadcast ([N, 1] against [N]).
 
 Static only where both shapes are known: each is followed back through local
-assignments to constructors with literal sizes (``torch.randn(64, 1)``),
+assignments to constructors with literal sizes (``torch.randn(64, 1)``, numpy
+arrays made into tensors: ``torch.from_numpy(np.random.rand(64, 1))``),
 slices, reductions, ``unsqueeze``, a ``TensorDataset`` read by a DataLoader with
 a literal ``batch_size``, and models whose last layer is an ``nn.Linear`` with
 a literal ``out_features``. Any dimension we cannot read leaves the pair
@@ -18,19 +19,19 @@ from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import reaching
 from trainwell.lint.loss_calls import loss_calls
+from trainwell.lint.rules._batch_shapes import BATCH, partial
 from trainwell.lint.rules._data import loader_argument, qual_last, single_value
 
 CODE = "TW304"
 _LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
 _FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "full"}
 _SAME = {"float", "double", "half", "long", "int", "bool", "to", "detach", "clone", "cuda", "cpu", "contiguous",
-         "abs", "exp", "log", "sigmoid", "tanh", "relu", "sqrt", "neg", "pow", "clamp", "requires_grad_"}
+         "abs", "exp", "log", "sigmoid", "tanh", "relu", "sqrt", "neg", "pow", "clamp", "requires_grad_", "astype", "type"}
+_NUMPY_FACTORIES = {"rand", "randn", "zeros", "ones", "empty", "random", "uniform", "normal", "randint"}
+_FROM_DATA = {"from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor", "DoubleTensor", "LongTensor"}
 _REDUCE = {"sum", "mean", "amax", "amin", "prod", "std", "var", "norm", "logsumexp"}
 _ELEMENTWISE = {"ReLU", "Tanh", "Sigmoid", "GELU", "SiLU", "LeakyReLU", "ELU", "Dropout", "Identity", "Softplus", "Mish"}
 Shape = tuple[int, ...]
-# The batch dimension of a loader whose batch_size is not a literal (`batch_size=args.batch_size`): some size
-# above one, the same for every tensor of the batch. Shown as N.
-BATCH = 2**31 - 1
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -49,6 +50,8 @@ def _compare(ctx: FileContext, node: ast.AST, loss: str, first: ast.expr | None,
     line = node.lineno  # type: ignore[attr-defined]
     a = shape(ctx, first, scope, line) if first is not None else None
     b = shape(ctx, second, scope, line) if second is not None else None
+    if a is None or b is None:
+        a, b = _column_and_vector(ctx, first, second, scope, line)  # only the rank and the batch are known
     if a is None or b is None or a == b:
         return
     grid = broadcast(a, b)
@@ -61,6 +64,20 @@ def _compare(ctx: FileContext, node: ast.AST, loss: str, first: ast.expr | None,
         "model learns to predict their mean.",
         "Make the shapes equal before the loss: `pred.squeeze(-1)` or `target.unsqueeze(-1)` (or `target.view_as(pred)`).",
     )
+
+
+def _column_and_vector(ctx: FileContext, first: ast.expr | None, second: ast.expr | None, scope: ast.AST,
+                       line: int) -> tuple[Shape | None, Shape | None]:
+    """The shapes ``[N, 1]`` and ``[M]`` (either way round) where only that much is known of them, N and M above one
+    (a GAN discriminator's validity against labels built without their column): enough to broadcast to [N, M]."""
+    pa, pb = partial(ctx, first, scope, line, shape), partial(ctx, second, scope, line, shape)
+    column = lambda p: p is not None and p[0] == 2 and p[2] == 1 and p[1] is not None and p[1] > 1  # noqa: E731
+    vector = lambda p: p is not None and p[0] == 1 and p[1] is not None and p[1] > 1  # noqa: E731
+    if column(pa) and vector(pb):
+        return (pa[1], 1), (pb[1],)  # type: ignore[index,return-value]
+    if vector(pa) and column(pb):
+        return (pa[1],), (pb[1], 1)  # type: ignore[index,return-value]
+    return None, None
 
 
 def _show(shape: Shape) -> str:
@@ -186,6 +203,13 @@ def _call_shape(ctx: FileContext, call: ast.Call, scope: ast.AST, line: int, dep
         return _ints([size], ctx) if isinstance(size, (ast.Tuple, ast.List)) else None
     if qual.startswith("torch.") and last == "linspace" and len(call.args) >= 3:
         return _ints([call.args[2]], ctx)
+    if qual.startswith("numpy.") and last in _NUMPY_FACTORIES:
+        size = kwarg(call, "size") if last in ("random", "uniform", "normal", "randint") else None
+        sizes = [size] if size is not None else list(call.args) if last in ("rand", "randn") else call.args[:1] if last not in (
+            "random", "uniform", "normal", "randint") else []
+        return _ints(sizes, ctx) if sizes else None  # np.random.rand(64, 1), np.zeros((64, 1)), np.random.normal(size=(64, 1))
+    if qual.startswith("torch.") and last in _FROM_DATA and len(call.args) == 1 and not isinstance(call.args[0], (ast.List, ast.Tuple)):
+        return shape(ctx, call.args[0], scope, line, depth + 1)  # torch.from_numpy(a), torch.tensor(a): a's shape
     if qual.startswith("torch.") and call.args and (last in _SAME or last in _REDUCE or last == "unsqueeze"):
         base = shape(ctx, call.args[0], scope, line, depth + 1)  # torch.sin(x), torch.sum(x, dim=1)
         if last in _SAME:

@@ -163,7 +163,20 @@ def batch_mean(ctx: FileContext, scope: ast.AST, loop: ast.AST, value: ast.expr,
         return batch_mean(ctx, scope, loop, inner, line, depth + 1)
     if isinstance(value, ast.Attribute) and value.attr == "data":
         return batch_mean(ctx, scope, loop, value.value, line, depth + 1)
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute) and value.value.attr == "data" \
+            and _number(value.slice) and value.slice.value == 0:  # type: ignore[attr-defined]
+        return batch_mean(ctx, scope, loop, value.value.value, line, depth + 1)  # `loss.data[0]`: `.item()` before PyTorch 0.4
+    if isinstance(value, ast.Call) and method_name(value) == "mean" and not value.args and not value.keywords:
+        return _hits(value.func.value)  # type: ignore[attr-defined]
     return isinstance(value, ast.Call) and _mean_loss(ctx, value)
+
+
+def _hits(node: ast.expr) -> bool:
+    """Whether ``node`` is a tensor of per-sample hits (``pred.eq(y)``, ``pred == y``), through casts and moves: its
+    ``.mean()`` is the batch's accuracy."""
+    while isinstance(node, ast.Call) and method_name(node) in ("float", "double", "cpu", "detach", "to", "type") and isinstance(node.func, ast.Attribute):
+        node = node.func.value
+    return isinstance(node, ast.Compare) or isinstance(node, ast.Call) and method_name(node) == "eq"
 
 
 def _weighted(value: ast.expr) -> bool:
