@@ -318,6 +318,7 @@ class Trainer:
             elif self._stopped_early() and main:
                 self._report_early_stop()
         finally:
+            self._runner.release()
             result = self._result()
             try:
                 self._callbacks.fire("on_fit_end", self, result)
