@@ -1,12 +1,19 @@
-"""The Trainer's per-step work, counted, never timed: the loss held across the step."""
+"""The Trainer's per-step work, counted, never timed: trainwell's own calls per optimizer step on
+the tensor path, and the loss held across the step."""
+
+import collections
+import sys
+from pathlib import Path
 
 import torch
 from torch import nn
 
+import trainwell.fit
 from trainwell.fit.callbacks import Callback
 from trainwell.fit.trainer import Trainer
 
 D, C = 4, 3
+FIT = str(Path(trainwell.fit.__file__).parent)
 
 
 def data(n, seed=0):
@@ -21,6 +28,37 @@ def trainer(**kw):
     args.update(kw)
     return Trainer(nn.Sequential(nn.Linear(D, 8), nn.ReLU(), nn.Linear(8, C)),
                    lambda p: torch.optim.AdamW(p, lr=1e-3), **args)
+
+
+def trainwell_calls(steps):
+    """trainwell.fit's Python calls (generator resumes included) in a fit of ``steps`` steps."""
+    counts = collections.Counter()
+    tr = trainer()
+    batches = data(8 * steps)
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_filename.startswith(FIT):
+            counts[f"{Path(code.co_filename).stem}.{code.co_name}"] += 1
+
+    sys.setprofile(profile)
+    try:
+        tr.fit(batches)
+    finally:
+        sys.setprofile(None)
+    return counts
+
+
+def test_trainwell_makes_few_calls_per_optimizer_step():
+    # Twice the steps, same everything else: the difference is the per-step work.
+    counts = trainwell_calls(40)
+    counts.subtract(trainwell_calls(20))
+    per_step = {name: n / 20 for name, n in counts.items() if n}
+    assert per_step.get("step.micro") == 1  # the profile saw the loop
+    # The ordered phases, and nothing else: the batch, its size, micro -> loss (autocast
+    # skipped in full precision) -> forward and loss -> backward, then the optimizer step
+    # (unscale, step). A new per-step call must earn its place (benchmarks/trainer_speed.py).
+    assert sum(per_step.values()) <= 12, per_step
 
 
 def test_the_last_loss_is_held_across_the_step_and_dropped_after_fit():
