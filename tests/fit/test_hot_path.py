@@ -1,10 +1,11 @@
 """The Trainer's per-step work, counted, never timed: trainwell's own calls per optimizer step on
-the tensor path, and the loss held across the step."""
+the tensor path, the loss held across the step, and the evaluation's exact float64 sums."""
 
 import collections
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 from torch import nn
 
@@ -23,8 +24,8 @@ def data(n, seed=0):
 
 def trainer(**kw):
     torch.manual_seed(0)
-    args = dict(loss=nn.CrossEntropyLoss(), max_epochs=1, batch_size=8, progress=False,
-                device="cpu", log_every=1000)
+    args = {"loss": nn.CrossEntropyLoss(), "max_epochs": 1, "batch_size": 8, "progress": False,
+            "device": "cpu", "log_every": 1000}
     args.update(kw)
     return Trainer(nn.Sequential(nn.Linear(D, 8), nn.ReLU(), nn.Linear(8, C)),
                    lambda p: torch.optim.AdamW(p, lr=1e-3), **args)
@@ -82,3 +83,27 @@ def test_a_skipped_loss_is_not_held():
     tr = trainer(nonfinite="skip", batch_size=8, max_epochs=1)
     tr._runner.micro((x[:8], y[:8]), 1)
     assert tr._runner.last_loss is None
+
+
+def test_evaluation_sums_are_the_float64_weighted_means_exactly():
+    x, y = data(21, seed=3)
+    tr = trainer(batch_size=4, eval_batch_size=4, metrics={"accuracy": "accuracy"})
+    got = tr.evaluate((x, y))
+    loss_sum = acc_sum = torch.zeros((), dtype=torch.float64)
+    with torch.inference_mode():
+        for a in range(0, 21, 4):
+            out, target = tr.model(x[a:a + 4]), y[a:a + 4]
+            loss = nn.functional.cross_entropy(out, target)
+            acc = (out.argmax(-1) == target).float().mean()
+            loss_sum = loss_sum + loss.double() * len(target)
+            acc_sum = acc_sum + acc.double() * len(target)
+    assert got == {"loss": (loss_sum / 21).item(), "accuracy": (acc_sum / 21).item()}
+
+
+@pytest.mark.parametrize("n", [1, 7, 64, 129])
+def test_accuracy_casts_inside_the_mean_bitwise(n):
+    from trainwell.fit.evaluate import accuracy
+
+    g = torch.Generator().manual_seed(n)
+    out, target = torch.randn(n, C, generator=g), torch.randint(0, C, (n,), generator=g)
+    assert torch.equal(accuracy(out, target), (out.argmax(-1) == target).float().mean())
