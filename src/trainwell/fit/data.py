@@ -137,14 +137,18 @@ class TensorSource:
         else:
             perm = self._sharded_order(epoch)
             n = perm.numel()
-        if perm is None:
+        if len(tensors) == 2:  # (inputs, targets): the common case, without a generator expression
+            x, y = tensors
+            if perm is None:
+                for a in range(start * bs, n, bs):
+                    yield x[a:a + bs], y[a:a + bs]
+            else:
+                for a in range(start * bs, n, bs):
+                    idx = perm[a:a + bs]
+                    yield x.index_select(0, idx), y.index_select(0, idx)
+        elif perm is None:
             for a in range(start * bs, n, bs):
                 yield tuple(t[a:a + bs] for t in tensors)
-        elif len(tensors) == 2:  # (inputs, targets): the common case, without a generator expression
-            x, y = tensors
-            for a in range(start * bs, n, bs):
-                idx = perm[a:a + bs]
-                yield x.index_select(0, idx), y.index_select(0, idx)
         else:
             for a in range(start * bs, n, bs):
                 idx = perm[a:a + bs]

@@ -22,7 +22,7 @@ def accuracy(outputs: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """Share of rows whose arg-max class equals the target (class indices or one-hot)."""
     if target.dim() == outputs.dim():
         target = target.argmax(-1)
-    return (outputs.argmax(-1) == target).float().mean()
+    return (outputs.argmax(-1) == target).mean(dtype=torch.float32)  # the cast inside the mean
 
 
 BUILTIN_METRICS: dict[str, Callable[[Any, Any], torch.Tensor]] = {"accuracy": accuracy}
@@ -82,42 +82,51 @@ def eval_mode(model: nn.Module, inference: bool = True) -> Iterator[None]:
 def evaluate_batches(runner: StepRunner, model: nn.Module, batches: Iterable[Any],
                      metrics: dict[str, Any], device: torch.device,
                      reduce: Callable[[torch.Tensor], torch.Tensor] | None = None,
-                     extra_forwards: int = 0, inference: bool = True) -> dict[str, float]:
+                     extra_forwards: int = 0, inference: bool = True,
+                     size_of: Callable[[Any], int] = batch_size_of) -> dict[str, float]:
     """Mean loss and metrics over ``batches``, weighted by batch size.
 
     ``reduce`` sums a tensor over processes (DDP): each rank evaluated a shard.
     ``extra_forwards``: FSDP ranks with a shorter shard repeat their last batch,
     uncounted, so that every rank joins as many gathering forwards.
-    ``inference``: see ``eval_mode``.
+    ``inference``: see ``eval_mode``. ``size_of``: the batches' size rule (their source's).
     """
     stateful = {k: m for k, m in metrics.items() if is_stateful(m)}
     plain = {k: m for k, m in metrics.items() if k not in stateful}
+    functions, updates = list(plain.values()), [m.update for m in stateful.values()]
+    wants_outputs = bool(metrics)
     for m in stateful.values():
         m.reset()
     with eval_mode(model, inference):
         dtype = torch.float32 if device.type == "mps" else torch.float64  # MPS has no float64
-        sums = torch.zeros(1 + len(plain), dtype=dtype, device=device)
+        # One running sum per value (the loss, then each plain metric), on the device.
+        loss_sum, *metric_sums = sums = [torch.zeros((), dtype=dtype, device=device)
+                                         for _ in range(1 + len(plain))]
         count = 0
         batch = None
         for batch in batches:
-            bs = batch_size_of(batch)
-            loss, outputs, target = runner.evaluate(batch, bool(metrics))
-            values = [loss] + [m(outputs, target) for m in plain.values()]
-            sums += torch.stack([v.detach().to(device=device, dtype=dtype) for v in values]) * bs
-            for m in stateful.values():
-                m.update(outputs, target)
+            bs = size_of(batch)
+            loss, outputs, target = runner.evaluate(batch, wants_outputs)
+            # sum += value * bs in one in-place op, the cast to float64 inside it: there a
+            # float32 value times a batch size is exact, so it rounds as multiply-then-add did.
+            loss_sum.add_(loss, alpha=bs)
+            for total, m in zip(metric_sums, functions):
+                total.add_(m(outputs, target), alpha=bs)
+            for update in updates:
+                update(outputs, target)
             count += bs
         for _ in range(extra_forwards):
             if batch is None:
                 raise TrainwellError("strategy='fsdp': a rank has no validation sample; pass at "
                                      "least as many validation samples as processes")
             runner.evaluate(batch, False)
+        totals = torch.stack(sums)
         if reduce is not None:  # sums and sample counts over all ranks: the exact global mean
-            both = reduce(torch.cat([sums, sums.new_tensor([count])]))
-            sums, count = both[:-1], int(both[-1].item())
+            both = reduce(torch.cat([totals, totals.new_tensor([count])]))
+            totals, count = both[:-1], int(both[-1].item())
         if count == 0:
             raise TrainwellError("evaluation data has no batches; pass a non-empty validation set")
-        means = (sums / count).tolist()  # the one host sync of the evaluation
+        means = (totals / count).tolist()  # the one host sync of the evaluation
     result = {"loss": means[0]}
     result.update(zip(plain, means[1:]))
     for name, m in stateful.items():

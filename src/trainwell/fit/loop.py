@@ -8,6 +8,7 @@ non-finite loss is found and named.
 from __future__ import annotations
 
 import math
+import operator
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -91,7 +92,9 @@ def _last_good(tr: Trainer) -> str:
 
 def check_finite(tr: Trainer, state: TrainState) -> list[float]:
     """Read the pending losses (one host sync); raise naming the first non-finite one."""
-    values = torch.stack([v.float() for v in tr._pending_losses]).tolist()
+    # One stack, then one cast: stacking promotes mixed dtypes losslessly, so each value is the
+    # float32 it would be cast to alone.
+    values = torch.stack(tr._pending_losses).float().tolist()
     first = state.batch - len(values)
     for j, v in enumerate(values):
         if not math.isfinite(v):
@@ -110,7 +113,7 @@ def flush(tr: Trainer, state: TrainState) -> None:
     if not losses:
         return
     values = check_finite(tr, state)
-    total = sum(v * b for v, b in zip(values, sizes))
+    total = sum(map(operator.mul, values, sizes))  # no Python frame per value
     count = sum(sizes)
     state.log_loss_sum += total
     state.log_loss_count += count

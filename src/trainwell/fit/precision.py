@@ -13,7 +13,9 @@ import torch
 
 from trainwell.errors import TrainwellError
 
-_NO_AUTOCAST = contextlib.nullcontext()  # stateless, so one instance serves every step
+# Stateless, so one instance serves every step; a step runner that is handed it skips the
+# ``with`` altogether (see StepRunner), so full precision enters no context per forward.
+NO_AUTOCAST = contextlib.nullcontext()
 
 
 class Precision:
@@ -26,7 +28,7 @@ class Precision:
 
     def autocast(self) -> ContextManager[Any]:
         """The context the forward pass and the loss run in."""
-        return _NO_AUTOCAST
+        return NO_AUTOCAST
 
     def backward(self, loss: torch.Tensor) -> None:
         loss.backward()

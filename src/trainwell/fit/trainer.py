@@ -318,6 +318,7 @@ class Trainer:
             elif self._stopped_early() and main:
                 self._report_early_stop()
         finally:
+            self._runner.release()
             result = self._result()
             try:
                 self._callbacks.fire("on_fit_end", self, result)
@@ -341,7 +342,7 @@ class Trainer:
             return  # every rank must join the same gathering forwards
         if batch is not None:
             evaluate_batches(self._eval_runner, self.model, [batch], self.metrics, self.device,
-                             inference=not self._fsdp)
+                             inference=not self._fsdp, size_of=val.size_of)
 
     def _report_failure(self) -> None:
         """A run that failed after writing a checkpoint keeps it: say where and how to go on."""
@@ -501,7 +502,7 @@ class Trainer:
                                      "tensors, a TensorDataset or a DataLoader with a length")
             extra = self._dist.max(source.num_batches) - source.num_batches
         return evaluate_batches(self._eval_runner, self.model, source.epoch(0), self.metrics,
-                                self.device, reduce, extra)
+                                self.device, reduce, extra, size_of=source.size_of)
 
     def model_state_dict(self) -> dict[str, torch.Tensor]:
         """The model's weights, whole. Under FSDP this gathers the shards: every rank must
