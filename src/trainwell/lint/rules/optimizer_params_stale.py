@@ -41,14 +41,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                     built.append((scope, node.lineno, key, role.cls, models))
     if not built:
         return
+    frozen = [frozenset(models) for *_, models in built]
+    replacements: dict[tuple[int, str, frozenset[str]], str | None] = {}  # a statement against equal models: judged once
     for scope in scopes:
         for node in scope_nodes(ctx, scope):
             if not isinstance(node, (ast.Assign, ast.Expr)):
                 continue
-            for opt_scope, line, opt_key, opt_cls, models in built:
+            for (opt_scope, line, opt_key, opt_cls, models), same_models in zip(built, frozen):
                 if not _after(ctx, opt_scope, line, scope, node.lineno):
                     continue
-                replaced = _replacement(ctx, analysis, node, models, opt_cls)
+                memo = (id(node), opt_cls, same_models)
+                if memo not in replacements:
+                    replacements[memo] = _replacement(ctx, analysis, node, models, opt_cls)
+                replaced = replacements[memo]
                 if replaced is None or _rebuilt(ctx, scope, node.lineno, opt_key) or not _steps_after(analysis, opt_key, scope, node.lineno):
                     continue
                 yield ctx.finding(
@@ -131,7 +136,13 @@ def _steps_after(analysis, opt_key: str, scope: ast.AST, line: int) -> bool:
 
 
 def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
-    for node in scope_nodes(ctx, scope):
-        if isinstance(node, ast.Assign) and node.lineno > line and any(key_of(t) == opt_key for t in node.targets):
-            return True
-    return False
+    return _last_assigned(ctx, scope, opt_key) > line
+
+
+def _last_assigned(ctx: FileContext, scope: ast.AST, key: str) -> int:
+    """The last line of ``scope`` that assigns ``key`` (0: none); cached per scope and key."""
+    cache = ctx.__dict__.setdefault("_last_assigned", {})
+    if (id(scope), key) not in cache:
+        cache[(id(scope), key)] = max((node.lineno for node in scope_nodes(ctx, scope)
+                                       if isinstance(node, ast.Assign) and any(key_of(t) == key for t in node.targets)), default=0)
+    return cache[(id(scope), key)]
