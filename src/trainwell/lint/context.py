@@ -204,6 +204,26 @@ class FileContext(RoleIndex):
                             found[id(stmt)] = (body, index)
         return found
 
+    @cached_property
+    def parents(self) -> dict[int, ast.AST]:
+        """id(node) -> the node it is a child of, for every node of this file (a top-level statement's: the module);
+        built once per file, for the rules that climb from a node to what holds it."""
+        found: dict[int, ast.AST] = {}
+        for node in (self.tree, *self.nodes):
+            for child in ast.iter_child_nodes(node):
+                found[id(child)] = node
+        return found
+
+    def encloses(self, outer: ast.AST, node: ast.AST) -> bool:
+        """Whether ``node`` is ``outer`` or inside it, in whichever file of the project they are: ``any(n is node for n in
+        ast.walk(outer))``, climbing from ``node`` instead of walking all of ``outer``."""
+        parents = self.home(node).parents
+        while node is not None:
+            if node is outer:
+                return True
+            node = parents.get(id(node))  # type: ignore[assignment]
+        return False
+
     def statement_of(self, call: ast.AST) -> ast.stmt | None:
         """The statement that is exactly ``call`` (``opt.step()`` on its own line), or None."""
         if isinstance(call, ast.stmt):

@@ -143,7 +143,7 @@ def _local_model_without_mode_layers(ctx: FileContext, forward: Event) -> bool:
         return False
     values = reaching(ctx, forward.scope, forward.key, forward.line)
     if not values:  # a closure (`def eval_loss(): return loss(net(x), y)`) reads the model of the function around it
-        outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and any(n is forward.scope for n in ast.walk(fn))), None)
+        outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and ctx.encloses(fn, forward.scope)), None)
         values = reaching(ctx, outer, forward.key, 10**9) if outer is not None else []
     role = ctx.role(forward.key)
     return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.") for v in values) \

@@ -31,7 +31,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     loads = [n for n in ctx.calls if ctx.call_name(n) == "torch.load" and kwarg(n, "pickle_module") is None]
     if not loads:
         return
-    parents = _parents(ctx.tree)
+    parents = ctx.parents
     for call in loads:
         if _reads_what_it_saved(ctx, call, parents):
             continue
@@ -61,10 +61,6 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 def _is_none(value: ast.expr | None) -> bool:
     """``weights_only=None``: the default written out (False before 2.6)."""
     return isinstance(value, ast.Constant) and value.value is None
-
-
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
 
 def _enclosing(node: ast.AST, parents: dict[int, ast.AST]) -> Iterator[tuple[ast.AST, ast.AST]]:
