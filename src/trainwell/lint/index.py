@@ -226,6 +226,12 @@ class ProjectIndex:
         name = key_of(func)
         if name is None or name in importer.classes:
             return None
+        memo = importer.__dict__.setdefault("_module_classes", {})  # name -> found: asked for every constructor call
+        if name not in memo:
+            memo[name] = self._module_class(importer, func, name)
+        return memo[name]
+
+    def _module_class(self, importer: FileContext, func: ast.expr, name: str) -> tuple[FileContext, str] | None:
         found = self.class_def(importer, func)
         if found is None and "." not in name and name not in importer.imports and name not in importer.relative_imports:
             found = self._star_class(importer, name, {id(importer)})
@@ -254,6 +260,12 @@ class ProjectIndex:
         name = key_of(func)
         if name is None:
             return None
+        memo = importer.__dict__.setdefault("_definitions", {})  # name -> found: asked for each call and constructor of the file
+        if (name, spelling) not in memo:
+            memo[(name, spelling)] = self._definition_of(importer, name, spelling)
+        return memo[(name, spelling)]
+
+    def _definition_of(self, importer: FileContext, name: str, spelling: str) -> tuple[FileContext, str] | None:
         head, _, rest = name.partition(".")
         imported = importer.relative_imports.get(head)
         if imported is not None:
