@@ -357,6 +357,14 @@ class RoleIndex:
             for n in ast.walk(node))
 
     def _class_has_mode_layers(self, name: str, seen: frozenset[str]) -> bool:
+        if seen:
+            return self._mode_layers_in_class(name, seen)
+        memo = self.__dict__.setdefault("_classes_with_mode_layers", {})  # asked per model key and constructor: unparsed once
+        if name not in memo:
+            memo[name] = self._mode_layers_in_class(name, seen)
+        return memo[name]
+
+    def _mode_layers_in_class(self, name: str, seen: frozenset[str]) -> bool:
         cls = self.classes.get(name)
         if cls is None or name in seen:
             return False
