@@ -22,6 +22,7 @@ from trainwell.diagnostic import Finding, Fix
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line breaks (not \f or \v)
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_UNSEEN = object()
 
 
 class FileContext(RoleIndex):
@@ -42,6 +43,7 @@ class FileContext(RoleIndex):
         self.methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.project: Any = None  # the ProjectIndex of the checked tree (lint/index.py), or None: this file alone
         self.relative_imports: dict[str, tuple[int, str, str]] = {}  # name -> (level, module, attribute)
+        self._qualnames: dict[ast.AST | None, str | None] = {}  # node -> qualname(node); holds the node, so its id stays its own
         self._index()
 
     # -- imports and names -------------------------------------------------
@@ -112,6 +114,12 @@ class FileContext(RoleIndex):
 
     def qualname(self, node: ast.AST | None) -> str | None:
         """``torch.nn.CrossEntropyLoss`` for ``nn.CrossEntropyLoss`` after ``from torch import nn``."""
+        found = self._qualnames.get(node, _UNSEEN)  # every rule asks again for the same callees: resolved once per node
+        if found is _UNSEEN:
+            found = self._qualnames[node] = self._qualname(node)
+        return found
+
+    def _qualname(self, node: ast.AST | None) -> str | None:
         home = self.home(node)
         if home is not self:
             return home.qualname(node)
