@@ -200,8 +200,8 @@ class RoleIndex:
             qual = self.call_name(node) or ""
             if qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in OPTIMIZERS:
                 names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-                sources = [node, *(a.value for a in self._assigns_to(names))]
-                for model in (m for source in sources for m in self._parameter_owners(source)):
+                sources = [node, *(a.value for a in self.assignments_to(names))]
+                for model in (m for source in sources for m in self.parameter_owners(source)):
                     if model and model not in roles:
                         roles[model] = Role("model", None, "")
                     whole = (model or "").rpartition(".")[0]
@@ -214,17 +214,17 @@ class RoleIndex:
                     roles[opt] = Role("optimizer", None, "")
         self._optimizers_from_usage(roles)
 
-    def _parameter_owners(self, source: ast.AST) -> list[str | None]:
+    def parameter_owners(self, source: ast.AST) -> list[str | None]:
         """``key_of(M)`` for each ``M.parameters()`` / ``M.named_parameters()`` in ``source``, in ``ast.walk`` order; cached per
         node (an assignment is read once per optimizer that names its target)."""
-        cache = self.__dict__.setdefault("_parameter_owners_of", {})
-        found = cache.get(id(source))
+        cache = self.__dict__.setdefault("_parameter_owners_of", {})  # keyed by the node itself: it stays alive, its id its own
+        found = cache.get(source)
         if found is None:
-            found = cache[id(source)] = [key_of(strip_identity(sub.func.value)) for sub in ast.walk(source)  # type: ignore[attr-defined]
+            found = cache[source] = [key_of(strip_identity(sub.func.value)) for sub in ast.walk(source)  # type: ignore[attr-defined]
                                          if method_name(sub) in ("parameters", "named_parameters")]
         return found
 
-    def _assigns_to(self, keys: set[str]) -> list[ast.Assign]:
+    def assignments_to(self, keys: set[str]) -> list[ast.Assign]:
         """The assignments with a target whose key is in ``keys``, in file order (one index per file, not a scan per call)."""
         index = self.__dict__.get("_assigns_by_key")
         if index is None:
@@ -277,7 +277,7 @@ class RoleIndex:
         if isinstance(iterable, ast.ListComp):
             return optimizer(iterable.elt)
         name = key_of(iterable)
-        values = [a.value for a in self._assigns_to({name}) if name and len(a.targets) == 1 and key_of(a.targets[0]) == name]
+        values = [a.value for a in self.assignments_to({name}) if name and len(a.targets) == 1 and key_of(a.targets[0]) == name]
         return bool(values) and all(isinstance(v, (ast.List, ast.Tuple, ast.ListComp)) and self._holds_optimizers(v, roles) for v in values)
 
     @cached_property
