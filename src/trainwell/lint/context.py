@@ -23,6 +23,7 @@ _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _UNSEEN = object()
+_DECLARATIONS = (ast.Import, ast.ImportFrom, ast.ClassDef)
 
 
 class FileContext(RoleIndex):
@@ -52,21 +53,26 @@ class FileContext(RoleIndex):
         self.scope_members: dict[int, list[ast.AST]] = {}  # id(function or module) -> its own nodes
         members = self.scope_members.setdefault(id(self.tree), [])
         stack: list[tuple[ast.AST, list[ast.AST]]] = [(child, members) for child in self.tree.body]
-        nodes_append, AST = self.nodes.append, ast.AST
+        nodes_append, AST, pop, push, Name, Constant = self.nodes.append, ast.AST, stack.pop, stack.append, ast.Name, ast.Constant
         while stack:  # a hand-rolled walk: ast.walk is the checker's hottest loop on big trees
-            node, owner = stack.pop()
+            node, owner = pop()
             nodes_append(node)
             owner.append(node)
+            if node.__class__ is Name or node.__class__ is Constant:
+                continue  # a leaf (an identifier and its ctx, a constant): about half the nodes
             inner = self.scope_members.setdefault(id(node), []) if isinstance(node, _SCOPES) else owner
             for name in node._fields:
-                if name == "ctx":
-                    continue
                 value = getattr(node, name, None)
-                if isinstance(value, list):
-                    stack.extend((item, inner) for item in value if isinstance(item, AST))
-                elif isinstance(value, AST):
-                    stack.append((value, inner))
+                if isinstance(value, AST):
+                    if name != "ctx":
+                        push((value, inner))
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, AST):
+                            push((item, inner))
         for node in self.nodes:
+            if not isinstance(node, _DECLARATIONS):
+                continue  # one test for the many nodes that are none of the four cases below
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
