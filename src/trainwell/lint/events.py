@@ -236,9 +236,11 @@ def calls_in_order(node: ast.AST) -> list[ast.Call]:
     """
     if isinstance(node, _OPAQUE):
         return []
-    calls, stack, AST = [], [node], ast.AST
+    calls, stack, AST, Name, Constant = [], [node], ast.AST, ast.Name, ast.Constant
     while stack:
         current = stack.pop()
+        if current.__class__ is Name or current.__class__ is Constant:
+            continue  # a leaf: nothing below it
         if isinstance(current, ast.Call):
             calls.append(current)
         for name in current._fields:
