@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from trainwell.lint.roles import Role, RoleIndex  # noqa: F401  (Role is part of this module's API)
-from trainwell.lint.syntax import has_star_kwargs, key_of, kwarg, method_name, strip_identity  # noqa: F401
+from trainwell.lint.syntax import has_star_kwargs, key_of, kwarg, method_name, strip_identity, walk  # noqa: F401
 from trainwell.diagnostic import Finding, Fix
 
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line breaks (not \f or \v)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, walk
 
 ZERO_GRAD = "zero_grad"
 BACKWARD = "backward"
@@ -266,7 +266,7 @@ def unwrap_iter(node: ast.expr) -> ast.expr:
 
 def is_periodic(test: ast.expr) -> bool:
     """``if (i + 1) % k == 0`` and friends: a block that runs every k iterations."""
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(test))
 
 
 def chained_mode(value: ast.expr) -> ast.Call | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from trainwell.lint.syntax import key_of, kwarg, method_name, strip_identity
+from trainwell.lint.syntax import key_of, kwarg, method_name, strip_identity, walk
 
 OPTIMIZERS = {
     "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam",
@@ -370,7 +370,7 @@ class RoleIndex:
             return False
         if _MODE_LAYERS.search(ast.unparse(cls)):
             return True
-        calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
+        calls = [n for n in walk(cls) if isinstance(n, ast.Call)]
         used = {key_of(n.func) for n in calls} | {key_of(b) for b in cls.bases}
         if any(u in self.classes and self._class_has_mode_layers(u, seen | {name}) for u in used if u):
             return True

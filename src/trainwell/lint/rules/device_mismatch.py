@@ -18,7 +18,7 @@ import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity, walk
 from trainwell.lint.dataflow import Element, definitions, scope_nodes
 from trainwell.lint.loss_calls import loss_calls
 from trainwell.diagnostic import Finding
@@ -329,7 +329,7 @@ def _places_nothing(ctx: FileContext, key: str | None) -> bool:
     cls = ctx.classes.get(role.cls)
     if cls is None and "home" in role.info:
         cls = role.info["home"].classes.get(role.cls)
-    return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in ast.walk(cls))
+    return cls is not None and not any(isinstance(n, ast.Call) and method_name(n) in _MOVES for n in walk(cls))
 
 
 def _same_object(ctx: FileContext, forward: ev.Event, scopes: dict[int, int]) -> bool:

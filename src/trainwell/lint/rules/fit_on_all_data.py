@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.context import FileContext, key_of, method_name, walk
 from trainwell.lint.dataflow import scope_nodes
 from trainwell.diagnostic import Finding
 
@@ -41,7 +41,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 def _statistic_of(ctx: FileContext, stmt: ast.stmt) -> str | None:
     """The data key whose statistics ``stmt`` computes (``X.mean(0)``, ``np.std(X)``, ``scaler.fit(X)``), else None."""
-    for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+    for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
         name = method_name(call)
         qual = ctx.call_name(call) or ""
         if name in _FITS and call.args and (qual.startswith("sklearn") or _sklearn_object(ctx, call.func.value)):  # type: ignore[attr-defined]
