@@ -10,6 +10,10 @@ _IDENTITY_METHODS = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16",
 
 def key_of(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a chain of names and attributes; None for anything else."""
+    if isinstance(node, ast.Name):  # the common case, asked hundreds of thousands of times per run: no list, no join
+        return node.id
+    if not isinstance(node, ast.Attribute):
+        return None
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
