@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from trainwell.lint.roles import Role, RoleIndex  # noqa: F401  (Role is part of this module's API)
-from trainwell.lint.syntax import has_star_kwargs, key_of, kwarg, method_name, strip_identity, walk  # noqa: F401
+from trainwell.lint.syntax import children, has_star_kwargs, key_of, kwarg, method_name, strip_identity, walk  # noqa: F401
 from trainwell.diagnostic import Finding, Fix
 
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line breaks (not \f or \v)
@@ -224,9 +224,20 @@ class FileContext(RoleIndex):
         built once per file, for the rules that climb from a node to what holds it."""
         found: dict[int, ast.AST] = {}
         for node in (self.tree, *self.nodes):
-            for child in ast.iter_child_nodes(node):
+            for child in children(node):
                 found[id(child)] = node
         return found
+
+    def loads(self, scope: ast.AST, name: str) -> list[ast.Name]:
+        """The Name nodes of ``scope``'s own body that read ``name``, in the order of :meth:`members`; one index per scope
+        instead of a scan of the scope per name asked."""
+        index = self.__dict__.setdefault("_loads", {}).get(scope)
+        if index is None:
+            index = self.__dict__["_loads"][scope] = {}
+            for node in self.members(scope):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    index.setdefault(node.id, []).append(node)
+        return list(index.get(name, ()))  # a copy: the caller may keep or change it
 
     def encloses(self, outer: ast.AST, node: ast.AST) -> bool:
         """Whether ``node`` is ``outer`` or inside it, in whichever file of the project they are: ``any(n is node for n in

@@ -50,6 +50,18 @@ def strip_identity(node: ast.expr) -> ast.expr:
     return node
 
 
+def children(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))`` (ctx markers included), without its two generators."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """``ast.walk(node)``: the same nodes (ctx markers included) in the same breadth-first order, at half the cost
     (no generator per node; a Constant has no children and a Name only its ctx)."""

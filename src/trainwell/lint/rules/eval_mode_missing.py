@@ -106,7 +106,7 @@ def _read_as_number(ctx: FileContext, call: ast.Call, scope: ast.AST) -> bool:
     if not (isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return False
     name = parent.targets[0].id
-    uses = [n for n in ctx.members(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    uses = ctx.loads(scope, name)
     return bool(uses) and all(isinstance(u_parent := found.get(id(u)), ast.Attribute) and u_parent.attr in _NUMBER_READS for u in uses)
 
 
