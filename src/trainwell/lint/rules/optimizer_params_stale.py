@@ -24,6 +24,7 @@ from trainwell.diagnostic import Finding
 CODE = "TW109"
 REQUIRES = TRAINING
 _CASTS = {"to", "cuda", "half", "double", "float", "bfloat16", "cpu", "to_empty"}
+_UNJUDGED = object()
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -41,19 +42,20 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                     built.append((scope, node.lineno, key, role.cls, models))
     if not built:
         return
-    frozen = [frozenset(models) for *_, models in built]
-    replacements: dict[tuple[int, str, frozenset[str]], str | None] = {}  # a statement against equal models: judged once
+    groups = [(opt_cls, frozenset(models)) for *_, opt_cls, models in built]  # equal class and models: a statement is judged once
     for scope in scopes:
         for node in scope_nodes(ctx, scope):
             if not isinstance(node, (ast.Assign, ast.Expr)):
                 continue
-            for (opt_scope, line, opt_key, opt_cls, models), same_models in zip(built, frozen):
+            judged: dict[tuple[str, frozenset[str]], str | None] = {}
+            for (opt_scope, line, opt_key, opt_cls, models), group in zip(built, groups):
+                if judged.get(group, _UNJUDGED) is None:
+                    continue  # it replaces nothing of these models: no need to ask whether it comes after
                 if not _after(ctx, opt_scope, line, scope, node.lineno):
                     continue
-                memo = (id(node), opt_cls, same_models)
-                if memo not in replacements:
-                    replacements[memo] = _replacement(ctx, analysis, node, models, opt_cls)
-                replaced = replacements[memo]
+                if group not in judged:
+                    judged[group] = _replacement(ctx, analysis, node, models, opt_cls)
+                replaced = judged[group]
                 if replaced is None or _rebuilt(ctx, scope, node.lineno, opt_key) or not _steps_after(analysis, opt_key, scope, node.lineno):
                     continue
                 yield ctx.finding(
