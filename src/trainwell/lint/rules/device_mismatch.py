@@ -311,6 +311,13 @@ def _moves_tensors(code: ast.AST) -> bool:
 
 
 def _places_nothing(ctx: FileContext, key: str | None) -> bool:
+    cache = ctx.__dict__.setdefault("_tw403_places_nothing", {})  # asked per forward of the key: scans every call of the file
+    if key not in cache:
+        cache[key] = _places_nothing_uncached(ctx, key)
+    return cache[key]
+
+
+def _places_nothing_uncached(ctx: FileContext, key: str | None) -> bool:
     """Whether the model under ``key`` is known to leave its inputs where they are: built here from a torch or
     torchvision class, or from a class of the project whose code never moves a tensor; not wrapped in
     ``DataParallel`` / ``DistributedDataParallel`` (which scatter the inputs to the devices)."""
@@ -366,6 +373,8 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     keys: dict[str, dict[int, int]] = {}
     back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
     for node in ctx.nodes:
+        if not isinstance(node, (ast.Assign, ast.Expr)):
+            continue  # every case below is one of these: one test for the other nodes of the file
         call = None
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in _MOVES:
             call, key = node.value, key_of(node.targets[0])
