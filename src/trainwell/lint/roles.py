@@ -126,6 +126,8 @@ class RoleIndex:
         roles: dict[str, Role] = {}
         assigns: list[tuple[str, ast.expr]] = []
         for node in self.nodes:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+                continue  # one test for the other nodes of the file
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 targets = [(node.targets[0], node.value)]
             elif isinstance(node, (ast.AnnAssign,)) and node.value is not None:
@@ -160,8 +162,10 @@ class RoleIndex:
     def _loaders_replaced(self, roles: dict[str, Role]) -> None:
         """A loader key that is assigned again from a call we do not know (``model, opt, loader =
         privacy_engine.make_private(...)`` returns a Poisson-sampled loader) no longer proves how it samples."""
-        for node in self.nodes:
-            if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+        if not any(role.kind == "loader" for role in roles.values()):
+            return  # no loader to make ambiguous: no need to classify every assigned call again
+        for node in self.assigns:
+            if not isinstance(node.value, ast.Call):
                 continue
             name = (key_of(node.value.func) or "").rsplit(".", 1)[-1]
             if name in _LOADER_KEEPERS or key_of(node.value.func) in self.functions or self.classify(node.value) is not None:
