@@ -150,6 +150,27 @@ class FileContext(RoleIndex):
     def assigns(self) -> list[ast.Assign]:
         return [n for n in self.nodes if isinstance(n, ast.Assign)]
 
+    def parameter_owners(self, source: ast.AST) -> list[str | None]:
+        """``key_of(M)`` for each ``M.parameters()`` / ``M.named_parameters()`` in ``source``, in ``ast.walk`` order; cached per
+        node (an assignment is read once per optimizer that names its target)."""
+        cache = self.__dict__.setdefault("_parameter_owners_of", {})  # keyed by the node itself: it stays alive, its id its own
+        found = cache.get(source)
+        if found is None:
+            found = cache[source] = [key_of(strip_identity(sub.func.value)) for sub in walk(source)  # type: ignore[attr-defined]
+                                         if method_name(sub) in ("parameters", "named_parameters")]
+        return found
+
+    def assignments_to(self, keys: set[str]) -> list[ast.Assign]:
+        """The assignments with a target whose key is in ``keys``, in file order (one index per file, not a scan per call)."""
+        index = self.__dict__.get("_assigns_by_key")
+        if index is None:
+            index = self.__dict__["_assigns_by_key"] = {}
+            for position, assign in enumerate(self.assigns):
+                for target in assign.targets:
+                    index.setdefault(key_of(target), []).append(position)
+        assigns = self.assigns
+        return [assigns[p] for p in sorted({p for key in keys for p in index.get(key, ())})]
+
     @cached_property
     def uses_torch(self) -> bool:
         return any(v.split(".")[0] in ("torch", "lightning", "pytorch_lightning", "accelerate", "transformers", "torchvision") for v in self.imports.values())
