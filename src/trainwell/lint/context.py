@@ -16,12 +16,14 @@ from functools import cached_property
 from typing import Any
 
 from trainwell.lint.roles import Role, RoleIndex  # noqa: F401  (Role is part of this module's API)
-from trainwell.lint.syntax import has_star_kwargs, key_of, kwarg, method_name, strip_identity  # noqa: F401
+from trainwell.lint.syntax import children, has_star_kwargs, key_of, kwarg, method_name, strip_identity, walk  # noqa: F401
 from trainwell.diagnostic import Finding, Fix
 
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line breaks (not \f or \v)
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_UNSEEN = object()
+_DECLARATIONS = (ast.Import, ast.ImportFrom, ast.ClassDef)
 
 
 class FileContext(RoleIndex):
@@ -42,6 +44,7 @@ class FileContext(RoleIndex):
         self.methods: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.project: Any = None  # the ProjectIndex of the checked tree (lint/index.py), or None: this file alone
         self.relative_imports: dict[str, tuple[int, str, str]] = {}  # name -> (level, module, attribute)
+        self._qualnames: dict[ast.AST | None, str | None] = {}  # node -> qualname(node); holds the node, so its id stays its own
         self._index()
 
     # -- imports and names -------------------------------------------------
@@ -50,21 +53,26 @@ class FileContext(RoleIndex):
         self.scope_members: dict[int, list[ast.AST]] = {}  # id(function or module) -> its own nodes
         members = self.scope_members.setdefault(id(self.tree), [])
         stack: list[tuple[ast.AST, list[ast.AST]]] = [(child, members) for child in self.tree.body]
-        nodes_append, AST = self.nodes.append, ast.AST
+        nodes_append, AST, pop, push, Name, Constant = self.nodes.append, ast.AST, stack.pop, stack.append, ast.Name, ast.Constant
         while stack:  # a hand-rolled walk: ast.walk is the checker's hottest loop on big trees
-            node, owner = stack.pop()
+            node, owner = pop()
             nodes_append(node)
             owner.append(node)
+            if node.__class__ is Name or node.__class__ is Constant:
+                continue  # a leaf (an identifier and its ctx, a constant): about half the nodes
             inner = self.scope_members.setdefault(id(node), []) if isinstance(node, _SCOPES) else owner
             for name in node._fields:
-                if name == "ctx":
-                    continue
                 value = getattr(node, name, None)
-                if isinstance(value, list):
-                    stack.extend((item, inner) for item in value if isinstance(item, AST))
-                elif isinstance(value, AST):
-                    stack.append((value, inner))
+                if isinstance(value, AST):
+                    if name != "ctx":
+                        push((value, inner))
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, AST):
+                            push((item, inner))
         for node in self.nodes:
+            if not isinstance(node, _DECLARATIONS):
+                continue  # one test for the many nodes that are none of the four cases below
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -112,6 +120,12 @@ class FileContext(RoleIndex):
 
     def qualname(self, node: ast.AST | None) -> str | None:
         """``torch.nn.CrossEntropyLoss`` for ``nn.CrossEntropyLoss`` after ``from torch import nn``."""
+        found = self._qualnames.get(node, _UNSEEN)  # every rule asks again for the same callees: resolved once per node
+        if found is _UNSEEN:
+            found = self._qualnames[node] = self._qualname(node)
+        return found
+
+    def _qualname(self, node: ast.AST | None) -> str | None:
         home = self.home(node)
         if home is not self:
             return home.qualname(node)
@@ -135,6 +149,27 @@ class FileContext(RoleIndex):
     @cached_property
     def assigns(self) -> list[ast.Assign]:
         return [n for n in self.nodes if isinstance(n, ast.Assign)]
+
+    def parameter_owners(self, source: ast.AST) -> list[str | None]:
+        """``key_of(M)`` for each ``M.parameters()`` / ``M.named_parameters()`` in ``source``, in ``ast.walk`` order; cached per
+        node (an assignment is read once per optimizer that names its target)."""
+        cache = self.__dict__.setdefault("_parameter_owners_of", {})  # keyed by the node itself: it stays alive, its id its own
+        found = cache.get(source)
+        if found is None:
+            found = cache[source] = [key_of(strip_identity(sub.func.value)) for sub in walk(source)  # type: ignore[attr-defined]
+                                         if method_name(sub) in ("parameters", "named_parameters")]
+        return found
+
+    def assignments_to(self, keys: set[str]) -> list[ast.Assign]:
+        """The assignments with a target whose key is in ``keys``, in file order (one index per file, not a scan per call)."""
+        index = self.__dict__.get("_assigns_by_key")
+        if index is None:
+            index = self.__dict__["_assigns_by_key"] = {}
+            for position, assign in enumerate(self.assigns):
+                for target in assign.targets:
+                    index.setdefault(key_of(target), []).append(position)
+        assigns = self.assigns
+        return [assigns[p] for p in sorted({p for key in keys for p in index.get(key, ())})]
 
     @cached_property
     def uses_torch(self) -> bool:
@@ -203,6 +238,37 @@ class FileContext(RoleIndex):
                         if isinstance(stmt, ast.stmt):
                             found[id(stmt)] = (body, index)
         return found
+
+    @cached_property
+    def parents(self) -> dict[int, ast.AST]:
+        """id(node) -> the node it is a child of, for every node of this file (a top-level statement's: the module);
+        built once per file, for the rules that climb from a node to what holds it."""
+        found: dict[int, ast.AST] = {}
+        for node in (self.tree, *self.nodes):
+            for child in children(node):
+                found[id(child)] = node
+        return found
+
+    def loads(self, scope: ast.AST, name: str) -> list[ast.Name]:
+        """The Name nodes of ``scope``'s own body that read ``name``, in the order of :meth:`members`; one index per scope
+        instead of a scan of the scope per name asked."""
+        index = self.__dict__.setdefault("_loads", {}).get(scope)
+        if index is None:
+            index = self.__dict__["_loads"][scope] = {}
+            for node in self.members(scope):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    index.setdefault(node.id, []).append(node)
+        return list(index.get(name, ()))  # a copy: the caller may keep or change it
+
+    def encloses(self, outer: ast.AST, node: ast.AST) -> bool:
+        """Whether ``node`` is ``outer`` or inside it, in whichever file of the project they are: ``any(n is node for n in
+        ast.walk(outer))``, climbing from ``node`` instead of walking all of ``outer``."""
+        parents = self.home(node).parents
+        while node is not None:
+            if node is outer:
+                return True
+            node = parents.get(id(node))  # type: ignore[assignment]
+        return False
 
     def statement_of(self, call: ast.AST) -> ast.stmt | None:
         """The statement that is exactly ``call`` (``opt.step()`` on its own line), or None."""

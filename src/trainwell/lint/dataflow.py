@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.context import FileContext, key_of, walk
 from trainwell.lint.events import Event, Site, grad_of, unwrap_iter
 
 CUTS = {"detach", "item", "tolist", "numpy", "cpu_numpy"}
@@ -117,7 +117,7 @@ def no_grad_nodes(ctx: FileContext) -> set[int]:
             body = node.body
         else:
             continue
-        found.update(id(sub) for stmt in body for sub in ast.walk(stmt))
+        found.update(id(sub) for stmt in body for sub in walk(stmt))
     ctx.__dict__["_no_grad_nodes"] = found
     return found
 
@@ -520,7 +520,7 @@ class Graph:
         if self._model_call_in(loop.iter):
             return False
         derived = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-        body = [n for stmt in loop.body for n in ast.walk(stmt)]
+        body = [n for stmt in loop.body for n in walk(stmt)]
         for node in body:  # `x, y = x.to(device), y.to(device)`, `images = batch["image"]`: still the batch
             if isinstance(node, ast.Assign) and not self._model_call_in(node.value) \
                     and any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.value)):
@@ -530,7 +530,7 @@ class Graph:
 
     def _model_call_in(self, node: ast.AST) -> bool:
         return any(isinstance(n, ast.Call) and self._model_call(n) or isinstance(n, ast.Name) and self.ctx.is_model(n.id)
-                   for n in ast.walk(node))
+                   for n in walk(node))
 
     def _data_returns(self, call: ast.Call, depth: int, index: int | None = None) -> bool:
         """A call whose value (or ``index``-th item) is data: a helper of the project all of whose returns are."""

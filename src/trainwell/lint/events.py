@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, walk
 
 ZERO_GRAD = "zero_grad"
 BACKWARD = "backward"
@@ -242,9 +242,11 @@ def calls_in_order(node: ast.AST) -> list[ast.Call]:
     """
     if isinstance(node, _OPAQUE):
         return []
-    calls, stack, AST = [], [node], ast.AST
+    calls, stack, AST, Name, Constant = [], [node], ast.AST, ast.Name, ast.Constant
     while stack:
         current = stack.pop()
+        if current.__class__ is Name or current.__class__ is Constant:
+            continue  # a leaf: nothing below it
         if isinstance(current, ast.Call):
             calls.append(current)
         for name in current._fields:
@@ -270,7 +272,7 @@ def unwrap_iter(node: ast.expr) -> ast.expr:
 
 def is_periodic(test: ast.expr) -> bool:
     """``if (i + 1) % k == 0`` and friends: a block that runs every k iterations."""
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test))
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(test))
 
 
 def chained_mode(value: ast.expr) -> ast.Call | None:

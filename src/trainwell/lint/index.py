@@ -41,6 +41,8 @@ class ProjectIndex:
         self._modules: dict[tuple[Path, str, int], Path | None] = {}
         self._texts: dict[Path, str] = {p.resolve(): text for p, text in (texts or {}).items()}
         self._disk: dict[Path, bool] = {}
+        self._real: dict[Path, Path] = {}  # path -> path.resolve(): a system call per component, asked per import
+        self._besides: dict[tuple[Path, str], bool] = {}
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
         self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
@@ -49,7 +51,7 @@ class ProjectIndex:
     def context(self, path: Path) -> FileContext | None:
         """The parsed file at ``path`` (inside the tree), or None when it cannot be read or parsed. Kept for the run:
         only files whose functions other files call are parsed here, which keeps the heap (and the GC) small."""
-        path = path.resolve()
+        path = self._resolve(path)
         if path in self._contexts:
             return self._contexts[path]
         ctx = None
@@ -100,7 +102,7 @@ class ProjectIndex:
 
     def parsed(self, path: Path) -> FileContext | None:
         """The file at ``path`` if a helper lookup has parsed it already (never parses: checked files are not kept)."""
-        return self._contexts.get(path.resolve())
+        return self._contexts.get(self._resolve(path))
 
     def lines_of(self, path: str) -> list[str]:
         """The lines of a file of the tree (for ``# noqa`` on a finding in a helper of another file)."""
@@ -115,7 +117,7 @@ class ProjectIndex:
     def module_file(self, importer: Path, module: str, level: int = 0, extra: tuple[Path, ...] = ()) -> Path | None:
         """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree);
         ``extra``: folders the importer put on ``sys.path`` (see :meth:`search_folders`)."""
-        here = importer.resolve().parent
+        here = self._resolve(importer).parent
         head = module.partition(".")[0]
         if not level and head not in self._heads and not self._beside(here, head) \
                 and not any(self._on_disk(f / f"{head}.py") or self._on_disk(f / head / "__init__.py") for f in extra):
@@ -184,6 +186,12 @@ class ProjectIndex:
     def _beside(self, here: Path, head: str) -> bool:
         """Whether a module ``head`` sits in ``here`` or a folder above it, up to a checked root: the sibling module a
         script imports when only the script was named (`trainwell check train.py` with `from models import Net`)."""
+        known = self._besides.get((here, head))
+        if known is None:
+            known = self._besides[(here, head)] = self._beside_uncached(here, head)
+        return known
+
+    def _beside_uncached(self, here: Path, head: str) -> bool:
         folder = here
         while any(folder == root or root in folder.parents for root in self._roots):
             if self._on_disk(folder / f"{head}.py") or self._on_disk(folder / head / "__init__.py"):
@@ -192,6 +200,13 @@ class ProjectIndex:
                 break
             folder = folder.parent
         return False
+
+    def _resolve(self, path: Path) -> Path:
+        """``path.resolve()``, once per path of the run (the tree does not change while it is checked)."""
+        found = self._real.get(path)
+        if found is None:
+            found = self._real[path] = path.resolve()
+        return found
 
     def _on_disk(self, candidate: Path) -> bool:
         """A Python file under a checked root that was not itself named (read as a helper, never reported on its own),
@@ -227,6 +242,12 @@ class ProjectIndex:
         name = key_of(func)
         if name is None or name in importer.classes:
             return None
+        memo = importer.__dict__.setdefault("_module_classes", {})  # name -> found: asked for every constructor call
+        if name not in memo:
+            memo[name] = self._module_class(importer, func, name)
+        return memo[name]
+
+    def _module_class(self, importer: FileContext, func: ast.expr, name: str) -> tuple[FileContext, str] | None:
         found = self.class_def(importer, func)
         if found is None and "." not in name and name not in importer.imports and name not in importer.relative_imports:
             found = self._star_definition(importer, name, "classes", {id(importer)})  # type: ignore[assignment]
@@ -257,6 +278,12 @@ class ProjectIndex:
         name = key_of(func)
         if name is None:
             return None
+        memo = importer.__dict__.setdefault("_definitions", {})  # name -> found: asked for each call and constructor of the file
+        if (name, spelling) not in memo:
+            memo[(name, spelling)] = self._definition_of(importer, name, spelling, depth)
+        return memo[(name, spelling)]
+
+    def _definition_of(self, importer: FileContext, name: str, spelling: str, depth: int) -> tuple[FileContext, str] | None:
         head, _, rest = name.partition(".")
         imported = importer.relative_imports.get(head)
         if imported is not None:

@@ -73,6 +73,7 @@ class Analysis(Callees, Queries, Ownership):
         self._callees: dict[int, list[ast.AST]] = {}
         self._memo: dict[int, bool] = {}
         self._optimizer_models: dict[str | None, set[str]] = {}
+        self._ordered: dict[ast.AST, list[ast.Call]] = {}  # node -> calls_in_order(node)
         self._build()
 
     # -- entry points --------------------------------------------------------
@@ -284,7 +285,10 @@ class Analysis(Callees, Queries, Ownership):
 
     # -- calls -----------------------------------------------------------------
     def _calls(self, node: ast.AST, env: Env) -> None:
-        for call in calls_in_order(node):
+        ordered = self._ordered.get(node)  # a loop body is walked twice, a helper once per call site: order its calls once
+        if ordered is None:
+            ordered = self._ordered[node] = calls_in_order(node)
+        for call in ordered:
             self._call(call, env)
 
     def _call(self, call: ast.Call, env: Env) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from trainwell.lint.context import FileContext, key_of, method_name, strip_identity
+from trainwell.lint.context import FileContext, key_of, method_name, strip_identity, walk
 from trainwell.lint.dataflow import reaching
 
 SOFTMAX, SIGMOID, LOG_PROBS, RAW, UNKNOWN = "softmax", "sigmoid", "log_probs", "raw", "unknown"
@@ -155,7 +155,7 @@ def _layer_kind(ctx: FileContext, expr: ast.AST, fn: ast.AST, line: int, depth: 
 def _assignments_reaching(fn: ast.AST, name: str, line: int) -> list[ast.Assign]:
     """The plain assignments of ``name`` above ``line`` in ``fn`` from the last one that runs unconditionally
     (a statement of the function's own body) on: the values ``name`` may hold at ``line``."""
-    found = sorted((n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.lineno < line
+    found = sorted((n for n in walk(fn) if isinstance(n, ast.Assign) and n.lineno < line
                     and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)), key=lambda n: n.lineno)
     body = getattr(fn, "body", [])
     start = max((i for i, n in enumerate(found) if n in body), default=0)

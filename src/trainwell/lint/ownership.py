@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from functools import cached_property
 
-from trainwell.lint.context import FileContext, key_of, strip_identity
+from trainwell.lint.context import FileContext, key_of
 
 
 class Ownership:
@@ -52,12 +52,10 @@ class Ownership:
         models = set()
         nodes = [role.node]
         for name in {n.id for n in ast.walk(role.node) if isinstance(n, ast.Name)}:
-            nodes += [a.value for a in self.ctx.assigns if any(key_of(t) == name for t in a.targets)]
-        for sub in (s for node in nodes for s in ast.walk(node)):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("parameters", "named_parameters"):
-                model = key_of(strip_identity(sub.func.value))
-                if model:
-                    models.add(model)
+            nodes += [a.value for a in self.ctx.assignments_to({name})]
+        for model in (m for node in nodes for m in self.ctx.parameter_owners(node)):  # `M` of each `M.parameters()`
+            if model:
+                models.add(model)
         return models
 
     def same(self, a: str | None, b: str | None) -> bool:

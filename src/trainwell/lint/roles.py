@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from trainwell.lint.syntax import key_of, kwarg, method_name, strip_identity
+from trainwell.lint.syntax import key_of, kwarg, method_name, strip_identity, walk
 
 OPTIMIZERS = {
     "SGD", "Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam",
@@ -142,6 +142,8 @@ class RoleIndex:
         roles: dict[str, Role] = {}
         assigns: list[tuple[str, ast.expr]] = []
         for node in self.nodes:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+                continue  # one test for the other nodes of the file
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                     and isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == len(node.targets[0].elts):
                 targets = list(zip(node.targets[0].elts, node.value.elts))  # `D, G = Discriminator(), Generator()`
@@ -180,8 +182,10 @@ class RoleIndex:
     def _loaders_replaced(self, roles: dict[str, Role]) -> None:
         """A loader key that is assigned again from a call we do not know (``model, opt, loader =
         privacy_engine.make_private(...)`` returns a Poisson-sampled loader) no longer proves how it samples."""
-        for node in self.nodes:
-            if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+        if not any(role.kind == "loader" for role in roles.values()):
+            return  # no loader to make ambiguous: no need to classify every assigned call again
+        for node in self.assigns:
+            if not isinstance(node.value, ast.Call):
                 continue
             name = (key_of(node.value.func) or "").rsplit(".", 1)[-1]
             if name in _LOADER_KEEPERS or key_of(node.value.func) in self.functions or self.classify(node.value) is not None:
@@ -220,15 +224,13 @@ class RoleIndex:
             qual = self.call_name(node) or ""
             if qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in OPTIMIZERS:
                 names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-                sources = [node, *(a.value for a in self.assigns if any(key_of(t) in names for t in a.targets))]
-                for sub in (s for source in sources for s in ast.walk(source)):
-                    if method_name(sub) in ("parameters", "named_parameters"):
-                        model = key_of(strip_identity(sub.func.value))  # type: ignore[union-attr]
-                        if model and model not in roles:
-                            roles[model] = Role("model", None, "")
-                        whole = (model or "").rpartition(".")[0]
-                        if whole and whole != "self" and whole not in roles and whole in called:
-                            roles[whole] = Role("model", None, "")
+                sources = [node, *(a.value for a in self.assignments_to(names))]
+                for model in (m for source in sources for m in self.parameter_owners(source)):
+                    if model and model not in roles:
+                        roles[model] = Role("model", None, "")
+                    whole = (model or "").rpartition(".")[0]
+                    if whole and whole != "self" and whole not in roles and whole in called:
+                        roles[whole] = Role("model", None, "")
             receiver = roles.get(key_of(node.func.value) or "") if isinstance(node.func, ast.Attribute) else None
             if method_name(node) in ("step", "unscale_") and receiver is not None and receiver.kind == "scaler" and node.args:
                 opt = key_of(node.args[0])
@@ -281,7 +283,7 @@ class RoleIndex:
         if isinstance(iterable, ast.ListComp):
             return optimizer(iterable.elt)
         name = key_of(iterable)
-        values = [a.value for a in self.assigns if name and len(a.targets) == 1 and key_of(a.targets[0]) == name]
+        values = [a.value for a in self.assignments_to({name}) if name and len(a.targets) == 1 and key_of(a.targets[0]) == name]
         return bool(values) and all(isinstance(v, (ast.List, ast.Tuple, ast.ListComp)) and self._holds_optimizers(v, roles) for v in values)
 
     @cached_property
@@ -486,12 +488,20 @@ class RoleIndex:
             for n in ast.walk(node))
 
     def _class_has_mode_layers(self, name: str, seen: frozenset[str]) -> bool:
+        if seen:
+            return self._mode_layers_in_class(name, seen)
+        memo = self.__dict__.setdefault("_classes_with_mode_layers", {})  # asked per model key and constructor: unparsed once
+        if name not in memo:
+            memo[name] = self._mode_layers_in_class(name, seen)
+        return memo[name]
+
+    def _mode_layers_in_class(self, name: str, seen: frozenset[str]) -> bool:
         cls = self.classes.get(name)
         if cls is None or name in seen:
             return False
         if _MODE_LAYERS.search(_mode_text(cls)):
             return True
-        calls = [n for n in ast.walk(cls) if isinstance(n, ast.Call)]
+        calls = [n for n in walk(cls) if isinstance(n, ast.Call)]
         used = {key_of(n.func) for n in calls} | {key_of(b) for b in cls.bases}
         if any(u in self.classes and self._class_has_mode_layers(u, seen | {name}) for u in used if u):
             return True

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 _IDENTITY_METHODS = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "train", "eval", "requires_grad_"}
 
 
 def key_of(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a chain of names and attributes; None for anything else."""
+    if isinstance(node, ast.Name):  # the common case, asked hundreds of thousands of times per run: no list, no join
+        return node.id
+    if not isinstance(node, ast.Attribute):
+        return None
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -43,3 +48,35 @@ def strip_identity(node: ast.expr) -> ast.expr:
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _IDENTITY_METHODS:
         node = node.func.value
     return node
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))`` (ctx markers included), without its two generators."""
+    found: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif isinstance(value, list):
+            found.extend(item for item in value if isinstance(item, ast.AST))
+    return found
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(node)``: the same nodes (ctx markers included) in the same breadth-first order, at half the cost
+    (no generator per node; a Constant has no children and a Name only its ctx)."""
+    todo = [node]
+    append, AST, Name, Constant = todo.append, ast.AST, ast.Name, ast.Constant
+    for current in todo:  # a list read while it grows: the queue of ast.walk
+        if current.__class__ is Name:
+            append(current.ctx)  # type: ignore[attr-defined]
+        elif current.__class__ is not Constant:
+            for name in current._fields:
+                value = getattr(current, name, None)
+                if isinstance(value, AST):
+                    append(value)
+                elif isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, AST):
+                            append(item)
+        yield current

@@ -16,6 +16,7 @@ from trainwell.lint.context import (
     key_of,
     kwarg,
     strip_identity,
+    walk,
 )
 from trainwell.lint.events import Frame
 
@@ -89,7 +90,7 @@ def _returned_element(ctx: FileContext, node: ast.Assign, key: str) -> ast.expr 
     if not isinstance(node.value, ast.Call):
         return None
     fn = ctx.functions.get(key_of(node.value.func) or "")
-    returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None] if fn else []
+    returns = [n.value for n in walk(fn) if isinstance(n, ast.Return) and n.value is not None] if fn else []
     names = [key_of(e) for e in node.targets[0].elts]
     if len(returns) != 1 or not isinstance(returns[0], ast.Tuple) or len(returns[0].elts) != len(names) or key not in names:
         return None
@@ -111,7 +112,7 @@ def value_of(ctx: FileContext, node: ast.expr | None, depth: int = 0) -> ast.exp
         methods = [ms[node.func.attr] for ms in ctx.methods.values() if node.func.attr in ms]
         fn = methods[0] if len(methods) == 1 else None
     if fn is not None:
-        returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        returns = [n.value for n in walk(fn) if isinstance(n, ast.Return) and n.value is not None]
         if len(returns) == 1 and not isinstance(returns[0], ast.Tuple):
             return value_of(ctx, returns[0], depth + 1)
     if isinstance(node, ast.Constant) and node.value is None:

@@ -43,7 +43,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if id(call) in quiet or id(call) in reported:
                 continue
             home = owner.get(id(call))
-            frame = next((f for f in frames if _holds(f, call, home)), None)
+            frame = next((f for f in frames if _holds(ctx, f, call, home)), None)
             if frame is None:
                 continue
             func = _key_in_frame(frame, call, home, local)
@@ -104,9 +104,9 @@ def _scopes(ctx: FileContext) -> list[ast.AST]:
     return [ctx.tree, *ctx.functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
 
 
-def _holds(frame: ev.Frame, call: ast.Call, home: ast.AST | None) -> bool:
+def _holds(ctx: FileContext, frame: ev.Frame, call: ast.Call, home: ast.AST | None) -> bool:
     """Whether ``call`` runs in an iteration of ``frame``: written in its loop, or in a helper inlined into it."""
-    if any(n is call for n in ast.walk(frame.node)):
+    if ctx.encloses(frame.node, call):
         return True
     return home is not None and not isinstance(home, ast.Module) and any(e.scope is home for e in frame.events)
 
@@ -153,7 +153,7 @@ def _calls_wrapper(ctx: FileContext, frame: ev.Frame, wrapper: str, quiet: set[i
                  and key_of(n.func) in (wrapper, f"{wrapper}.forward")]
     if not forwards:
         return False, []
-    mine = _conds(frame, bypass)
+    mine = _conds(ctx, frame, bypass)
     if mine is None:
         return True, []
     steps = [dict(e.conds) for e in frame.of(ev.STEP)]
@@ -161,7 +161,7 @@ def _calls_wrapper(ctx: FileContext, frame: ev.Frame, wrapper: str, quiet: set[i
     context = _keys([tests[k] for step in [mine, *steps] for k in step if k in tests])
     gated = []
     for node in forwards:
-        theirs = _conds(frame, node)
+        theirs = _conds(ctx, frame, node)
         if theirs is None or any(mine.get(k, b) != b for k, b in theirs.items()):
             return True, []  # unknown, or the other branch of an `if` around the bypass
         if all(mine.get(k) == b for k, b in theirs.items()) or any(
@@ -195,11 +195,11 @@ def _may_skip(test: ast.expr, branch: bool, context: set[str]) -> bool:
     return any(not (_keys([part]) & context) for part in needed)
 
 
-def _conds(frame: ev.Frame, node: ast.AST) -> dict[int, bool] | None:
+def _conds(ctx: FileContext, frame: ev.Frame, node: ast.AST) -> dict[int, bool] | None:
     """The ``if`` branches (as the loop model records them) that ``node`` runs in, read from an event of the
     iteration at or around it; None when no event says."""
     for event in frame.events:
-        if event.node is node or any(n is node for n in ast.walk(event.node)):
+        if event.node is node or ctx.encloses(event.node, node):
             return dict(event.conds)
     return None
 

@@ -131,7 +131,7 @@ def _value(ctx: FileContext, scope: ast.AST, name: str, line: int) -> tuple[int,
     if not before or isinstance(before[-1][1], ast.AugAssign):
         return None
     at, value = before[-1]
-    parents = _parents(ctx)
+    parents = ctx.parents
     node = parents.get(id(value.value if isinstance(value, Element) else value))
     while node is not None and node is not scope:
         if isinstance(node, _BRANCHES) and not (node.lineno <= line <= (node.end_lineno or node.lineno)):  # type: ignore[attr-defined]
@@ -141,14 +141,6 @@ def _value(ctx: FileContext, scope: ast.AST, name: str, line: int) -> tuple[int,
 
 
 _BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.ExceptHandler, ast.match_case, ast.IfExp)
-
-
-def _parents(ctx: FileContext) -> dict[int, ast.AST]:
-    cached = ctx.__dict__.get("_tw403_parents")
-    if cached is None:
-        cached = {id(child): node for node in ast.walk(ctx.tree) for child in ast.iter_child_nodes(node)}
-        ctx.__dict__["_tw403_parents"] = cached
-    return cached
 
 
 def _output_of(ctx: FileContext, scope: ast.AST, expr: ast.expr, line: int, on_device: dict[int, ev.Event], depth: int = 0) -> ev.Event | None:
@@ -269,6 +261,8 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     keys: dict[str, dict[int, int]] = {}
     back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
     for node in ctx.nodes:
+        if not isinstance(node, (ast.Assign, ast.Expr)):
+            continue  # every case below is one of these: one test for the other nodes of the file
         call = None
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and method_name(node.value) in MOVES:
             call, key = node.value, key_of(node.targets[0])

@@ -117,7 +117,7 @@ def _read_as_number(ctx: FileContext, call: ast.Call, scope: ast.AST) -> bool:
     if not (isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
         return False
     name = parent.targets[0].id
-    uses = [n for n in ctx.members(scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    uses = ctx.loads(scope, name)
     return bool(uses) and all(isinstance(u_parent := found.get(id(u)), ast.Attribute) and u_parent.attr in _NUMBER_READS for u in uses)
 
 
@@ -154,7 +154,7 @@ def _local_model_without_mode_layers(ctx: FileContext, forward: Event) -> bool:
         return False
     values = reaching(ctx, forward.scope, forward.key, forward.line)
     if not values:  # a closure (`def eval_loss(): return loss(net(x), y)`) reads the model of the function around it
-        outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and any(n is forward.scope for n in ast.walk(fn))), None)
+        outer = next((fn for fn in ctx.functions.values() if fn is not forward.scope and ctx.encloses(fn, forward.scope)), None)
         values = reaching(ctx, outer, forward.key, 10**9) if outer is not None else []
     role = ctx.role(forward.key)
     return bool(values) and all(isinstance(v, ast.Call) and (ctx.call_name(v) or "").startswith("torch.nn.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.context import FileContext, key_of, method_name, walk
 from trainwell.lint.dataflow import scope_nodes
 from trainwell.diagnostic import Finding
 
@@ -41,7 +41,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 def _statistic_of(ctx: FileContext, stmt: ast.stmt) -> str | None:
     """The data key whose statistics ``stmt`` computes (``X.mean(0)``, ``np.std(X)``, ``scaler.fit(X)``), else None."""
-    for call in (n for n in ast.walk(stmt) if isinstance(n, ast.Call)):
+    for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
         name = method_name(call)
         qual = ctx.call_name(call) or ""
         if name in _FITS and call.args and (qual.startswith("sklearn") or _sklearn_object(ctx, call.func.value)):  # type: ignore[attr-defined]
@@ -67,7 +67,7 @@ def _split_targets(nodes: list[ast.AST]) -> set[int]:
     """ids of the subscripts assigned to names that say train/val/test (``X_train, X_val = X[:n], X[n:]``)."""
     found: set[int] = set()
     for node in nodes:
-        if isinstance(node, ast.Assign) and any(w in ast.unparse(t).lower() for t in node.targets for w in _SPLIT_WORDS):
+        if isinstance(node, ast.Assign) and any(w in text for text in (ast.unparse(t).lower() for t in node.targets) for w in _SPLIT_WORDS):
             found.update(id(n) for n in ast.walk(node.value) if isinstance(n, ast.Subscript))
     return found
 
@@ -88,6 +88,6 @@ def _split_after(ctx: FileContext, nodes: list[ast.AST], data: str, line: int) -
             index = node.slice
             if isinstance(index, ast.Slice) and (index.lower is not None or index.upper is not None) and id(node) in named:
                 return node
-            if isinstance(index, (ast.Name, ast.Subscript)) and (id(node) in named or any(w in ast.unparse(index).lower() for w in _SPLIT_WORDS)):
+            if isinstance(index, (ast.Name, ast.Subscript)) and (id(node) in named or any(w in text for text in [ast.unparse(index).lower()] for w in _SPLIT_WORDS)):
                 return node
     return None

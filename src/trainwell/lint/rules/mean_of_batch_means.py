@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 from trainwell.diagnostic import Finding
-from trainwell.lint.context import FileContext, key_of, kwarg, method_name
+from trainwell.lint.context import FileContext, key_of, kwarg, method_name, walk
 from trainwell.lint.dataflow import reaching, scope_nodes
 from trainwell.lint.events import loss_class
 
@@ -287,11 +287,14 @@ def _meters(ctx: FileContext) -> dict[tuple[str, str], str]:
             if (key := key_of(target)) is not None:
                 values.setdefault(key, []).append(node.value)
     found: dict[tuple[str, str], str] = {}
+    divides: dict[ast.ClassDef, bool] = {}  # a class built under several keys is read once
     for key, assigned in values.items():
         if len(assigned) != 1 or not isinstance(assigned[0], ast.Call):
             continue
         cls = _class_def(ctx, assigned[0].func)
-        if cls is None or not _divides_sum_by_count(cls):
+        if cls is not None and cls not in divides:
+            divides[cls] = _divides_sum_by_count(cls)
+        if cls is None or not divides[cls]:
             continue
         for item in cls.body:
             if isinstance(item, ast.FunctionDef) and _counts_calls(item):
@@ -345,7 +348,7 @@ def _counts_calls(fn: ast.FunctionDef) -> bool:
 def _divides_sum_by_count(cls: ast.ClassDef) -> bool:
     """Whether the class divides one of its attributes by another (``self.sum / self.count``): it reports a mean."""
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and (key_of(n.left) or "").startswith("self.")
-               and (key_of(n.right) or "").startswith("self.") for n in ast.walk(cls))
+               and (key_of(n.right) or "").startswith("self.") for n in walk(cls))
 
 
 # -- the batches -------------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, key_of, kwarg
+from trainwell.lint.context import FileContext, children, key_of, kwarg
 from trainwell.lint.dataflow import reaching, scope_nodes
 from trainwell.lint.iteration import autograd_on, training_forward, validation_forward
 from trainwell.lint.rules import TRAINING
@@ -128,7 +128,7 @@ def _name_dropped(ctx: FileContext, value: ast.AST, scope: ast.AST, parents: dic
         return False
     every_use = []
     for name in names:
-        uses = [n for n in scope_nodes(ctx, scope) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        uses = ctx.loads(scope, name)
         if any(len(reaching(ctx, scope, name, u.lineno)) != 1 for u in uses):
             return False
         every_use += uses
@@ -158,7 +158,7 @@ def _parents(ctx: FileContext, scope: ast.AST) -> dict[int, ast.AST]:
     if id(scope) not in cache:
         found: dict[int, ast.AST] = {}
         for node in scope_nodes(ctx, scope):
-            for child in ast.iter_child_nodes(node):
+            for child in children(node):
                 found[id(child)] = node
         cache[id(scope)] = found
     return cache[id(scope)]

@@ -24,6 +24,7 @@ from trainwell.diagnostic import Finding
 CODE = "TW109"
 REQUIRES = TRAINING
 _CASTS = {"to", "cuda", "half", "double", "float", "bfloat16", "cpu", "to_empty"}
+_UNJUDGED = object()
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -39,14 +40,20 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                     built.append((scope, node.lineno, key, role.cls, _held_modules(ctx, scope, node)))
     if not built:
         return
+    groups = [(opt_cls, frozenset(models)) for *_, opt_cls, models in built]  # equal class and models: a statement is judged once
     for scope in scopes:
         for node in scope_nodes(ctx, scope):
             if not isinstance(node, (ast.Assign, ast.Expr)):
                 continue
-            for opt_scope, line, opt_key, opt_cls, models in built:
+            judged: dict[tuple[str, frozenset[str]], str | None] = {}
+            for (opt_scope, line, opt_key, opt_cls, models), group in zip(built, groups):
+                if judged.get(group, _UNJUDGED) is None:
+                    continue  # it replaces nothing of these models: no need to ask whether it comes after
                 if not _after(ctx, opt_scope, line, scope, node.lineno):
                     continue
-                replaced = _replacement(ctx, analysis, node, models, opt_cls)
+                if group not in judged:
+                    judged[group] = _replacement(ctx, analysis, node, models, opt_cls)
+                replaced = judged[group]
                 if replaced is None or _rebuilt(ctx, scope, node.lineno, opt_key) or not _steps_after(analysis, opt_key, scope, node.lineno):
                     continue
                 yield ctx.finding(
@@ -149,7 +156,13 @@ def _steps_after(analysis, opt_key: str, scope: ast.AST, line: int) -> bool:
 
 
 def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
-    for node in scope_nodes(ctx, scope):
-        if isinstance(node, ast.Assign) and node.lineno > line and any(key_of(t) == opt_key for t in node.targets):
-            return True
-    return False
+    return _last_assigned(ctx, scope, opt_key) > line
+
+
+def _last_assigned(ctx: FileContext, scope: ast.AST, key: str) -> int:
+    """The last line of ``scope`` that assigns ``key`` (0: none); cached per scope and key."""
+    cache = ctx.__dict__.setdefault("_last_assigned", {})
+    if (id(scope), key) not in cache:
+        cache[(id(scope), key)] = max((node.lineno for node in scope_nodes(ctx, scope)
+                                       if isinstance(node, ast.Assign) and any(key_of(t) == key for t in node.targets)), default=0)
+    return cache[(id(scope), key)]

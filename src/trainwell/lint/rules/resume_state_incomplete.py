@@ -95,7 +95,7 @@ def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
         if isinstance(key, str) and any(w in key.lower() for w in _RESUME_KEYS):
             return True
     for node in ctx.nodes:
-        if isinstance(node, ast.If) and "resum" in ast.unparse(node.test).lower() and any(n is load for n in ast.walk(node)):
+        if isinstance(node, ast.If) and ctx.encloses(node, load) and "resum" in ast.unparse(node.test).lower():
             return True
     if _saved_with_state_then_trained(ctx, load, checkpoint):
         return True
@@ -146,7 +146,7 @@ def _trains_after(ctx: FileContext, load: ast.Call) -> bool:
     after = {id(n) for n in scope if getattr(n, "lineno", 0) > load.lineno}
     training = [f for f in ctx.analysis.frames if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
     for frame in training:  # a reload inside training (back to the best weights) keeps the live optimizer
-        inside = any(n is load for n in ast.walk(frame.node))
+        inside = ctx.encloses(frame.node, load)
         called_inside = any(id(e.scope) == owner for e in frame.events) and not any(n is frame.node for n in scope)
         if inside or called_inside:
             return False

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg
+from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg, walk
 from trainwell.diagnostic import Edit, Finding, Fix
 
 CODE = "TW502"
@@ -31,7 +31,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     loads = [n for n in ctx.calls if ctx.call_name(n) == "torch.load" and kwarg(n, "pickle_module") is None]
     if not loads:
         return
-    parents = _parents(ctx.tree)
+    parents = ctx.parents
     for call in loads:
         if _reads_what_it_saved(ctx, call, parents):
             continue
@@ -63,10 +63,6 @@ def _is_none(value: ast.expr | None) -> bool:
     return isinstance(value, ast.Constant) and value.value is None
 
 
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
 def _enclosing(node: ast.AST, parents: dict[int, ast.AST]) -> Iterator[tuple[ast.AST, ast.AST]]:
     """(ancestor, the child of it on the way to ``node``), innermost first, up to the enclosing function."""
     child = node
@@ -95,11 +91,11 @@ def _reads_what_it_saved(ctx: FileContext, call: ast.Call, parents: dict[int, as
         return False
     text = ctx.text(source)
     scope = next((p for p, _ in _enclosing(call, parents) if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef))), ctx.tree)
-    saves = [n.lineno for n in ast.walk(scope) if isinstance(n, ast.Call) and n.lineno < call.lineno and ctx.call_name(n) == "torch.save"
+    saves = [n.lineno for n in walk(scope) if isinstance(n, ast.Call) and n.lineno < call.lineno and ctx.call_name(n) == "torch.save"
              and (target := _file_argument(n, 1, "f")) is not None and ctx.text(target) == text]
     if not saves or not isinstance(source, ast.Name):
         return bool(saves)
-    rebound = [n.lineno for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == source.id and isinstance(n.ctx, ast.Store)]
+    rebound = [n.lineno for n in walk(scope) if isinstance(n, ast.Name) and n.id == source.id and isinstance(n.ctx, ast.Store)]
     return any(not any(save < line < call.lineno for line in rebound) for save in saves)  # the name still holds the saved file
 
 
