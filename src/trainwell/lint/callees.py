@@ -272,8 +272,8 @@ class Callees:
             value = assign.value
             if not isinstance(value, ast.Call):
                 return True
-            scope = next((fn for fn in ast.walk(file.tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-                          and any(n is assign for n in fn.body)), None)
+            scope = file.parents.get(id(assign))  # the function whose own body holds the assignment, if any
+            scope = scope if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
             params = {a.arg for a in scope.args.args + scope.args.kwonlyargs} if scope is not None else set()
             for node in ast.walk(value):
                 key = key_of(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
