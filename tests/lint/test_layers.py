@@ -9,7 +9,7 @@ import trainwell.lint
 
 LINT = Path(trainwell.lint.__file__).parent
 FACTS = ("syntax", "roles", "context", "events", "dataflow", "ownership", "callees", "iteration", "loops", "facts", "index",
-         "outputs", "moves", "dependencies")
+         "outputs", "moves", "dependencies", "bindings", "constants")
 
 
 def _module(path: Path) -> str:

@@ -4,9 +4,9 @@ A file's key is the sha256 of everything its result depends on: its path and
 bytes, trainwell's version and the checker's own source (an editable install
 changes without a new version), the enabled codes, the target PyTorch, the
 preview and force flags, and the *dependency digest*: the contents of every
-file of the checked tree it may import, directly or through others (the
-project index reads other files only through imports; see
-:mod:`trainwell.lint.dependencies`). The cache is one JSON file in the cache
+file of the checked tree it may import, directly or through others, and of
+the files that import it directly (the project index reads other files only
+through imports; see :mod:`trainwell.lint.dependencies`). The cache is one JSON file in the cache
 folder, read once per run and replaced atomically at its end. Anything unreadable is a miss,
 never an error, so a corrupt or foreign cache can only cost time. Results that
 hold an internal error are not stored: the next run tries again.

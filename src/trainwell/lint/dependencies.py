@@ -2,7 +2,9 @@
 
 The cache key of a file must change when any file its analysis read changes.
 The project index reaches other files only through imports, so the files a
-file imports, directly or through others, bound what it reads. A cached run
+file imports, directly or through others, bound what it reads; and the files
+that import it directly, which the constant evaluation reads to see whether a
+caller it cannot see calls its functions (``ProjectIndex.imported_elsewhere``). A cached run
 must not parse (that is the time it saves), so imports are found by a scan of
 the text: every ``import`` / ``from ... import`` anywhere in it (comments and
 strings too), each matched to every file of the tree whose module path ends
@@ -16,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from trainwell.lint import notebook
 
@@ -31,14 +33,19 @@ class Dependencies:
     which keeps a cached run fast).
     """
 
-    def __init__(self, files: Iterable[str | os.PathLike[str]]) -> None:
+    def __init__(self, files: Iterable[str | os.PathLike[str]], texts: Mapping[str, str] | None = None) -> None:
+        """``texts``: sources to read for some files (absolute paths) instead of the disk (an editor's unsaved buffer)."""
         self._content: dict[str, bytes] = {}
         self._text: dict[str, str] = {}
         self._by_suffix: dict[tuple[str, ...], list[str]] = {}
+        texts = texts or {}
         for name in {os.path.abspath(f) for f in files}:
             try:
-                with open(name, "rb") as handle:
-                    data = handle.read()
+                if name in texts:
+                    data = texts[name].encode()
+                else:
+                    with open(name, "rb") as handle:
+                        data = handle.read()
             except OSError:
                 continue
             self._content[name] = hashlib.sha256(data).digest()
@@ -48,18 +55,41 @@ class Dependencies:
             for length in range(1, len(parts) + 1):
                 self._by_suffix.setdefault(parts[-length:], []).append(name)
         self._edges: dict[str, set[str]] = {}
+        self._importers: dict[str, set[str]] | None = None
         self._digests: dict[str, str] = {}
         self._parsed: dict[str, tuple[frozenset[tuple[str, ...]], frozenset[int]]] = {}  # statement -> what it names
 
     def digest(self, path: str | os.PathLike[str]) -> str:
-        """A digest of ``path`` and every file of the tree it may import, directly or through others ("" outside the tree)."""
+        """A digest of ``path``, every file of the tree it may import, directly or through others, and the files that
+        may import it directly (the constant evaluation asks whether they call its functions) ("" outside the tree)."""
         if not self._digests:
             self._digest_components()
-        return self._digests.get(os.path.abspath(path), "")
+        name = os.path.abspath(path)
+        found = self._digests.get(name, "")
+        importers = sorted(self.importers(name))
+        if not found or not importers:
+            return found
+        digest = hashlib.sha256(found.encode())
+        for importer in importers:
+            digest.update(b"\0" + importer.encode() + b"\0" + self._content[importer])
+        return digest.hexdigest()
 
     def imports(self, path: str | os.PathLike[str]) -> set[str]:
         """The files of the tree (absolute paths) that ``path`` may import directly."""
         return set(self._imports(os.path.abspath(path)))
+
+    def importers(self, path: str | os.PathLike[str]) -> set[str]:
+        """The files of the tree (absolute paths) that may import ``path`` directly (the whole tree is scanned once)."""
+        if self._importers is None:
+            self._importers = {}
+            for name in self._text:
+                for imported in self._imports(name):
+                    self._importers.setdefault(imported, set()).add(name)
+        return set(self._importers.get(os.path.abspath(path), ()))
+
+    def text(self, path: str | os.PathLike[str]) -> str:
+        """The text the scan read for a file of the tree (a notebook's program), "" outside it."""
+        return self._text.get(os.path.abspath(path), "")
 
     def _digest_components(self) -> None:
         """Tarjan's strongly connected components, which come out dependencies first: each component's

@@ -3,7 +3,8 @@ model (:class:`Analysis`) that every rule reads.
 
 The facts layer imports in one direction: ``syntax`` < ``roles`` < ``context``
 < ``events`` < ``dataflow`` < ``ownership`` / ``callees`` / ``iteration`` <
-``loops`` < ``facts`` < ``index``. Rules ask this layer; none re-derives a fact.
+``loops`` < ``facts`` < ``index``; ``context`` < ``bindings`` < ``constants``
+(the values a name can take). Rules ask this layer; none re-derives a fact.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from trainwell.lint.context import FileContext
+from trainwell.lint.dependencies import Dependencies
 from trainwell.lint.discover import SKIP_DIRS
 from trainwell.lint.facts import CheckedFile
 from trainwell.lint.syntax import key_of
@@ -43,6 +44,7 @@ class ProjectIndex:
         self._disk: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}  # path -> path.resolve(): a system call per component, asked per import
         self._besides: dict[tuple[Path, str], bool] = {}
+        self._dependencies: Dependencies | None = None  # the tree's import edges, scanned on the first question
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
         self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
@@ -99,6 +101,14 @@ class ProjectIndex:
         found += [(full, 0) for full in ctx.imports.values()]
         found += [(module or name, level) for level, module, name in ctx.relative_imports.values()]
         return found
+
+    def imported_elsewhere(self, ctx: FileContext, name: str) -> bool:
+        """Whether another file of the tree may import ``ctx``'s file and says ``name``: a caller of its function
+        ``name`` that ``ctx`` cannot see. The cache's dependency digest covers these files (see ``Dependencies``)."""
+        if self._dependencies is None:
+            self._dependencies = Dependencies(list(self._files.values()), {str(p): t for p, t in self._texts.items()})
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        return any(word.search(self._dependencies.text(other)) for other in self._dependencies.importers(ctx.path))
 
     def parsed(self, path: Path) -> FileContext | None:
         """The file at ``path`` if a helper lookup has parsed it already (never parses: checked files are not kept)."""

@@ -80,3 +80,22 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
                         if isinstance(item, AST):
                             append(item)
         yield current
+
+
+def argument_for(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
+    """The expression ``call`` gives parameter ``name`` of ``fn``, or its default where the call leaves it out;
+    None when that is not known (``*args`` or ``**kwargs`` in the call, no such parameter, nothing given)."""
+    if has_star_kwargs(call):
+        return None
+    a = fn.args
+    positional = [p.arg for p in [*a.posonlyargs, *a.args]]
+    if name in positional:
+        index = positional.index(name)
+        if index < len(call.args):
+            return call.args[index]
+        given = kwarg(call, name) if index >= len(a.posonlyargs) else None
+        first_default = len(positional) - len(a.defaults)
+        return given if given is not None else a.defaults[index - first_default] if index >= first_default else None
+    if name in [p.arg for p in a.kwonlyargs]:
+        return kwarg(call, name) or a.kw_defaults[[p.arg for p in a.kwonlyargs].index(name)]
+    return None

@@ -6,10 +6,12 @@ that loop sits under ``if`` tests whose modulus reads ``i`` (the index that
 restarts at each pass) by a ``k`` that is not 1; no test also steps on the
 last batch (``or i + 1 == len(loader)``); some backward runs outside the
 stepping batches (a loop that trains only every k-th batch accumulates nothing);
-``k`` is not read from a DeepSpeed config (its engine accumulates); nothing clears the gradients outside
-that window in the epoch (a ``zero_grad`` at the start or the end of every
-epoch, or per iteration) and no step follows the loop in the epoch; and the
-loader's length is not known to be a multiple of ``k``.
+``k`` is not read from a DeepSpeed config (its engine accumulates), nor can
+only be 1 (``k = 1`` then ``k = bs // MAX`` under an ``if`` that the file's
+constants never take, :mod:`trainwell.lint.constants`); nothing clears the
+gradients outside that window in the epoch (a ``zero_grad`` at the start or the
+end of every epoch, or per iteration) and no step follows the loop in the
+epoch; and the loader's length is not known to be a multiple of ``k``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 
 from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
+from trainwell.lint.constants import always_one
 from trainwell.lint.context import FileContext, key_of
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
@@ -66,6 +69,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         length = known_length(ctx, role.node if role is not None else None)
         if length is not None and k_value is not None and length % k_value == 0:
             continue
+        if isinstance(k, ast.expr) and always_one(ctx, k):
+            continue  # a k that can only be 1 as the file calls this code accumulates nothing (asked last: it may read the tree)
         reported.add(id(test))
         loader = frame.iter_key
         k_text = ast.unparse(k) if isinstance(k, ast.AST) else str(k)

@@ -6,6 +6,7 @@ import ast
 from typing import Iterator
 
 from trainwell.lint import events as ev
+from trainwell.lint.constants import always_one
 from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.dataflow import Element, reaching
 from trainwell.lint.rules import TRAINING
@@ -18,11 +19,12 @@ REQUIRES = TRAINING
 def check(ctx: FileContext) -> Iterator[Finding]:
     analysis = ctx.analysis
     for back in (e for e in analysis.events if e.kind == ev.BACKWARD and e.grad is not False):
-        window = _window(back)
-        if window is None or back.arg is None:
+        count = _window(back)
+        if count is None or back.arg is None:
             continue
-        if _scaled(ctx, back.arg, back.scope, back.line, 0):
-            continue
+        if _scaled(ctx, back.arg, back.scope, back.line, 0) or always_one(ctx, count):
+            continue  # divided already, or a count that can only be 1: no accumulation to divide by
+        window = ast.unparse(count)
         yield ctx.finding(
             CODE, back.node,
             f"`{ctx.snippet(back.node)}` runs every micro-batch but the optimizer steps only every {window} of them, and the "
@@ -31,8 +33,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         )
 
 
-def _window(back: ev.Event) -> str | None:
-    """The accumulation count when ``back`` runs more often than the optimizer steps, else None."""
+def _window(back: ev.Event) -> ast.expr | None:
+    """The accumulation count (its expression) when ``back`` runs more often than the optimizer steps, else None."""
     frame = back.frame
     if frame is None:
         return None
@@ -47,14 +49,14 @@ def _window(back: ev.Event) -> str | None:
         if after and after[0].kind == ev.STEP:  # the micro-batch loop ends, then the optimizer steps
             it = frame.node.iter
             if isinstance(it, ast.Call) and getattr(it.func, "id", None) == "range" and len(it.args) == 1:
-                return ast.unparse(it.args[0])
+                return it.args[0]
     return None
 
 
-def _modulus(test: ast.expr) -> str | None:
+def _modulus(test: ast.expr) -> ast.expr | None:
     for node in ast.walk(test):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-            return ast.unparse(node.right)
+            return node.right
     return None
 
 
