@@ -67,8 +67,8 @@ def check_schedule(scheduler: Any, interval: str, planned_steps: int, max_epochs
     if isinstance(scheduler, OneCycleLR):
         total = scheduler.total_steps
         if interval == "epoch":
-            _warn(f"OneCycleLR is stepped per epoch (scheduler_interval='epoch'); it is meant to "
-                  f"step per optimizer step: pass scheduler_interval='step'")
+            _warn("OneCycleLR is stepped per epoch (scheduler_interval='epoch'); it is meant to "
+                  "step per optimizer step: pass scheduler_interval='step'")
         elif total < planned_steps:
             raise TrainwellError(
                 f"OneCycleLR has total_steps={total} but the run plans {planned_steps} optimizer "
