@@ -117,3 +117,28 @@ def test_uncertain_roles_stay_silent():
             thing.backward()
     """)
     assert not [e for e in ctx.analysis.events if e.kind in (ev.STEP, ev.SCHED_STEP, ev.FORWARD)]
+
+
+def test_unit_tests_are_known_by_module_name_and_class():
+    source = textwrap.dedent("""
+        import unittest
+
+        def test_forward(): pass
+        def helper(): pass
+
+        class TestModel:
+            def test_step(self): pass
+            def setup_method(self): pass
+
+        class Checks(unittest.TestCase):
+            def test_grad(self): pass
+    """)
+    tree = ast.parse(source)
+    names = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+
+    def tests(path: str) -> set[str]:
+        ctx = CheckedFile(path, source, tree)
+        return {name for name, fn in names.items() if ctx.is_test_function(fn)}
+
+    assert tests("tests/test_model.py") == tests("model_test.py") == {"test_forward", "test_step", "test_grad"}
+    assert tests("train.py") == {"test_grad"}  # `def test(model, loader)` of a script is its test-set evaluation
