@@ -8,6 +8,7 @@ import textwrap
 
 from trainwell.lint import events as ev
 from trainwell.lint.facts import CheckedFile
+from trainwell.lint.syntax import key_of
 
 
 def _ctx(source: str) -> CheckedFile:
@@ -142,3 +143,17 @@ def test_unit_tests_are_known_by_module_name_and_class():
 
     assert tests("tests/test_model.py") == tests("model_test.py") == {"test_forward", "test_step", "test_grad"}
     assert tests("train.py") == {"test_grad"}  # `def test(model, loader)` of a script is its test-set evaluation
+
+
+def test_peft_loads_adapters_frozen_unless_trainable():
+    ctx = _ctx("""
+        from peft import AutoPeftModelForCausalLM, PeftModel
+        a = PeftModel.from_pretrained(base, path)
+        b = PeftModel.from_pretrained(base, path, is_trainable=True)
+        c = PeftModel.from_pretrained(base, path, "default", True)
+        d = AutoPeftModelForCausalLM.from_pretrained(path, "default", True)
+        e = AutoPeftModelForCausalLM.from_pretrained(path, is_trainable=flag)
+        f = Net.from_pretrained(path)
+    """)
+    frozen = {key_of(a.targets[0]): ctx.loads_frozen(a.value) for a in ctx.assigns}
+    assert frozen == {"a": True, "b": False, "c": False, "d": False, "e": True, "f": None}
