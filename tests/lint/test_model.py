@@ -8,6 +8,7 @@ import textwrap
 
 from trainwell.lint import events as ev
 from trainwell.lint.facts import CheckedFile
+from trainwell.lint.syntax import key_of
 
 
 def _ctx(source: str) -> CheckedFile:
@@ -117,3 +118,42 @@ def test_uncertain_roles_stay_silent():
             thing.backward()
     """)
     assert not [e for e in ctx.analysis.events if e.kind in (ev.STEP, ev.SCHED_STEP, ev.FORWARD)]
+
+
+def test_unit_tests_are_known_by_module_name_and_class():
+    source = textwrap.dedent("""
+        import unittest
+
+        def test_forward(): pass
+        def helper(): pass
+
+        class TestModel:
+            def test_step(self): pass
+            def setup_method(self): pass
+
+        class Checks(unittest.TestCase):
+            def test_grad(self): pass
+    """)
+    tree = ast.parse(source)
+    names = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+
+    def tests(path: str) -> set[str]:
+        ctx = CheckedFile(path, source, tree)
+        return {name for name, fn in names.items() if ctx.is_test_function(fn)}
+
+    assert tests("tests/test_model.py") == tests("model_test.py") == {"test_forward", "test_step", "test_grad"}
+    assert tests("train.py") == {"test_grad"}  # `def test(model, loader)` of a script is its test-set evaluation
+
+
+def test_peft_loads_adapters_frozen_unless_trainable():
+    ctx = _ctx("""
+        from peft import AutoPeftModelForCausalLM, PeftModel
+        a = PeftModel.from_pretrained(base, path)
+        b = PeftModel.from_pretrained(base, path, is_trainable=True)
+        c = PeftModel.from_pretrained(base, path, "default", True)
+        d = AutoPeftModelForCausalLM.from_pretrained(path, "default", True)
+        e = AutoPeftModelForCausalLM.from_pretrained(path, is_trainable=flag)
+        f = Net.from_pretrained(path)
+    """)
+    frozen = {key_of(a.targets[0]): ctx.loads_frozen(a.value) for a in ctx.assigns}
+    assert frozen == {"a": True, "b": False, "c": False, "d": False, "e": True, "f": None}

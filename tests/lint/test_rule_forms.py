@@ -162,3 +162,32 @@ def test_volatile_turns_nothing_off_on_installed_torch():
         out = torch.nn.Linear(2, 1)(Variable(torch.randn(3, 2), volatile=True))
     assert out.requires_grad and out.grad_fn is not None
     assert any("volatile" in str(w.message) for w in caught)
+
+
+ADAPTER_TEST = '''
+import torch
+from torch import nn
+
+
+def test_outputs_change():
+    model = nn.Linear(4, 2)
+    x = torch.randn(3, 4)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    for _ in range(3):
+        optimizer.zero_grad()
+        model(x).pow(2).sum().backward()
+        optimizer.step()
+    after = model(x)
+    assert torch.isfinite(after).all()
+    outputs = [model(row) for row in x]
+    assert len(outputs) == 3
+'''
+
+
+def test_tw203_one_forward_in_a_pytest_test_is_no_validation_pass():
+    """A ``test_*`` function of a test module checks one output; the same code in a script runs inference. Repeated
+    forwards (a comprehension) are reported in both."""
+    source = textwrap.dedent(ADAPTER_TEST)
+    for path, lines in (("tests/test_adapter.py", [16]), ("adapter_test.py", [16]), ("check_adapter.py", [14, 16])):
+        findings, _ = check_source(source, path, {"TW203"})
+        assert [f.line for f in findings] == lines, path

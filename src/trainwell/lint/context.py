@@ -204,6 +204,25 @@ class FileContext(RoleIndex):
                 return True
         return False
 
+    # -- unit tests ----------------------------------------------------------
+    @cached_property
+    def test_functions(self) -> frozenset[int]:
+        """ids of the functions that are unit tests, as pytest and unittest collect them: ``test*`` functions of a test
+        module (``test_*.py``, ``*_test.py``), and ``test*`` methods of a class deriving from ``unittest.TestCase`` (or
+        named ``Test*`` in a test module)."""
+        name = re.split(r"[\\/]", self.path)[-1]
+        module = name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+        found = {id(f) for f in self.functions.values() if module and f.name.startswith("test")}
+        for cls, methods in self.methods.items():
+            if self.derives_from(cls, "TestCase") or (module and cls.startswith("Test")):
+                found |= {id(m) for m in methods.values() if m.name.startswith("test")}
+        return frozenset(found)
+
+    def is_test_function(self, fn: ast.AST | None) -> bool:
+        """Whether ``fn`` (a function of this file or of another file of the project) is a unit test."""
+        home = self.home(fn)
+        return fn is not None and id(fn) in home.test_functions
+
     # -- findings ------------------------------------------------------------
     def finding(self, code: str, node: ast.AST, message: str, hint: str, fix: Fix | None = None, preview: bool = False) -> Finding:
         """A finding at ``node`` (1-based columns), in the file that holds it; ``preview`` when not every premise is proven."""

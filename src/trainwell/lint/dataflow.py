@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from trainwell.lint.context import FileContext, key_of, walk
+from trainwell.lint.context import FileContext, key_of, kwarg, walk
 from trainwell.lint.events import Event, Site, grad_of, unwrap_iter
 
 CUTS = {"detach", "item", "tolist", "numpy", "cpu_numpy"}
@@ -23,6 +23,11 @@ _NO_GRAD_FUNCTIONS = _NO_GRAD_METHODS | {"no_grad", "randn", "rand", "zeros", "o
 _GRAPH_BUILTINS = {"sum", "max", "min", "abs", "pow"}
 _BUILTINS = set(dir(__import__("builtins")))
 _REWRAP = {"tensor", "as_tensor", "from_numpy", "scalar_tensor"}
+# torch functions that build new values from a shape alone: nothing of their arguments' values flows into them
+_FACTORIES = {"randn", "rand", "zeros", "ones", "empty", "arange", "randint", "randperm", "zeros_like", "ones_like",
+              "randn_like", "rand_like", "empty_like", "eye", "linspace"}
+# tensor methods whose result holds the receiver's values (moved, copied, cast): it comes from where the receiver came
+_MOVES = {"to", "cuda", "cpu", "type", "clone", "contiguous", "requires_grad_", "float", "half", "double", "bfloat16"}
 _INTEGER_TENSORS = {"LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"}
 # libraries whose values never carry an autograd graph, and torch's namespaces that build modules, not data
 _DATA_MODULES = ("numpy", "math", "random", "pandas", "torch.utils.data", "torchvision.datasets", "torchvision.transforms",
@@ -240,16 +245,24 @@ class _Lazy:
     argument the helper never uses for what it returns (``converter.encode(labels)`` builds a new tensor) cannot make
     the answer unknown."""
 
-    __slots__ = ("ask", "value")
+    __slots__ = ("ask", "ask_origin", "origin_value", "value")
 
-    def __init__(self, ask) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, ask, ask_origin=None) -> None:  # type: ignore[no-untyped-def]
         self.ask, self.value = ask, None
+        self.ask_origin, self.origin_value = ask_origin, None  # (from a model's outputs?, unknown?) of the argument
 
     def __call__(self) -> bool:
         if self.value is None:
             self.value = False  # asked again while being answered: a cycle
             self.value = self.ask()
         return bool(self.value)
+
+    def origin(self) -> tuple[bool, bool]:
+        """Whether the argument is computed from a model's outputs through cuts too, and whether that is unknown."""
+        if self.origin_value is None:
+            self.origin_value = (False, True)  # a cycle: unknown
+            self.origin_value = self.ask_origin() if self.ask_origin is not None else (self(), False)
+        return self.origin_value
 
 
 class Graph:
@@ -263,23 +276,34 @@ class Graph:
     """
 
     def __init__(self, ctx: FileContext, scope: ast.AST, line: int, bound: dict[str, bool | _Lazy] | None = None,
-                 derived: bool = False, data_params: frozenset[str] = frozenset()) -> None:
+                 derived: bool = False, data_params: frozenset[str] = frozenset(), origin: bool = False) -> None:
         self.ctx, self.scope, self.line = ctx, scope, line
         # derived=True asks a weaker question: is the value computed from a model's outputs at all (a device
         # tensor, graph or not: `logits.argmax(1)`)? Host-sync checks need that, not the graph.
-        self.derived = derived
-        self._no_grad_methods = frozenset() if derived else _NO_GRAD_METHODS
-        self._no_grad_functions = frozenset() if derived else _NO_GRAD_FUNCTIONS
+        # origin=True asks it through `.detach()`, `.data`, `.item()` and re-wraps too, and calls every name it cannot
+        # trace unknown: what a tensor made to require grad again was made of (see _releafed).
+        self.derived, self.origin = derived or origin, origin
+        self._no_grad_methods = frozenset() if self.derived else _NO_GRAD_METHODS
+        self._no_grad_functions = frozenset() if self.derived else _NO_GRAD_FUNCTIONS
         self.cut = False
         self.unknown = False  # a callable the analysis cannot see was on the way: "not connected" proves nothing
+        # a tensor made to require grad on purpose, not from a model's outputs, is on the way (a test's input detached
+        # and cloned to check gradients against: `x.detach().clone().requires_grad_()`): the backward reaches it
+        self.leaf = False
         self.bound = bound or {}  # a helper's parameters -> whether the caller's argument was connected
         self.data_params = data_params  # a helper's parameters whose arguments were proven data (see _data)
         self._seen: set[tuple[str, int]] = set()
 
     def connected(self, node: ast.AST | None, depth: int = 0) -> bool:
         if node is None or depth > 12:
+            self.unknown |= self.origin and node is not None
             return False
         if isinstance(node, ast.Attribute):
+            if node.attr == "data" and self.origin:
+                return self.connected(node.value, depth + 1)
+            if node.attr == "grad" and self.origin:
+                self.unknown = True  # a parameter's gradient: made by a model's backward
+                return False
             if node.attr == "data":
                 self.cut = True
                 return False
@@ -303,6 +327,8 @@ class Graph:
     def _name(self, node: ast.Name, depth: int) -> bool:
         if self.ctx.is_model(node.id):
             return False  # a module is not a tensor; its outputs are (see _call)
+        if self.origin:
+            return self._origin_name(node, depth)
         if (node.id, self.line) in self._seen:
             return False
         self._seen.add((node.id, self.line))
@@ -321,6 +347,8 @@ class Graph:
                 result |= self.connected(value.value, depth + 1)
             elif not isinstance(value, (ast.For, ast.AsyncFor)):  # loop targets are data
                 result |= self.connected(value, depth + 1)
+        if not result and self._turned_on(node, values):
+            self._releafed(node, depth)  # `x = z.detach().clone()`, then `x.requires_grad = True`
         return result
 
     def _element(self, node: Element, depth: int) -> bool:
@@ -343,8 +371,8 @@ class Graph:
         params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
         if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
             params = params[1:]
-        bound = {p: _Lazy(lambda a=a: self.connected(a, depth + 1)) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1, helper))
+        bound = {p: self._lazy(a, depth) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1, helper), self.origin)
         inner._seen = self._seen
         found = False
         for ret in (n.value for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return)):
@@ -355,6 +383,7 @@ class Graph:
             else:
                 inner.unknown = True
         self.cut |= inner.cut
+        self.leaf |= inner.leaf
         self.unknown |= inner.unknown or not any(isinstance(n, ast.Return) for n in scope_nodes(self.ctx, helper))
         return found
 
@@ -382,6 +411,10 @@ class Graph:
     def _call(self, call: ast.Call, depth: int) -> bool:
         func = call.func
         args = [*call.args, *(k.value for k in call.keywords)]
+        if self.origin and (found := self._origin_call(call, depth)) is not None:
+            return found
+        if not self.origin and requires_grad_on(self.ctx, call):
+            self._releafed(call, depth)
         if isinstance(func, ast.Attribute) and func.attr in CUTS:
             self.cut = True
             return False
@@ -588,10 +621,11 @@ class Graph:
 
     def _inside(self, scope: ast.AST, value: ast.AST, depth: int) -> bool:
         """Whether ``value``, an expression of the function ``scope`` (a method of a class), carries a graph."""
-        inner = Graph(self.ctx, scope, 10**9, {}, self.derived)
+        inner = Graph(self.ctx, scope, 10**9, {}, self.derived, origin=self.origin)
         inner._seen = self._seen
         found = inner.connected(value, depth + 1)
         self.cut |= inner.cut
+        self.leaf |= inner.leaf
         self.unknown |= inner.unknown
         return found
 
@@ -600,14 +634,123 @@ class Graph:
         params = [a.arg for a in helper.args.posonlyargs + helper.args.args]  # type: ignore[attr-defined]
         if params and params[0] == "self" and isinstance(call.func, ast.Attribute):
             params = params[1:]
-        bound = {p: _Lazy(lambda a=a: self.connected(a, depth + 1)) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
-        bound.update({k.arg: _Lazy(lambda v=k.value: self.connected(v, depth + 1)) for k in call.keywords if k.arg})
-        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1, helper))
+        bound = {p: self._lazy(a, depth) for p, a in zip(params, call.args) if not isinstance(a, ast.Starred)}
+        bound.update({k.arg: self._lazy(k.value, depth) for k in call.keywords if k.arg})
+        inner = Graph(self.ctx, helper, 10**9, bound, self.derived, self._data_params(params, call, depth + 1, helper), self.origin)
         inner._seen = self._seen
         found = any(inner.connected(n.value, depth + 1) for n in scope_nodes(self.ctx, helper) if isinstance(n, ast.Return))
         self.cut |= inner.cut
+        self.leaf |= inner.leaf
         self.unknown |= inner.unknown
         return found
+
+
+    # -- tensors made to require grad again ------------------------------------------------------------------------------
+    def _lazy(self, arg: ast.AST, depth: int) -> _Lazy:
+        """A helper's parameter bound to the caller's ``arg``: asked whether it is connected, and where it came from."""
+        origin = None if self.origin else (lambda: self._origin(arg, depth + 1))
+        return _Lazy(lambda: self.connected(arg, depth + 1), origin)
+
+    def _origin(self, node: ast.AST, depth: int) -> tuple[bool, bool]:
+        """Whether ``node`` is computed from a model's outputs, through cuts too; and whether the answer is unknown."""
+        probe = Graph(self.ctx, self.scope, self.line, self.bound, data_params=self.data_params, origin=True)
+        return probe.connected(node, depth), probe.unknown
+
+    def _releafed(self, node: ast.AST, depth: int) -> None:
+        """``node`` is a tensor made to require grad (``.requires_grad_()``, ``requires_grad=True``): a leaf the backward
+        reaches on purpose (:attr:`leaf`) unless it holds a model's output cut off (``model(x).detach()
+        .requires_grad_()``: TW108's bug) or what it holds is not known."""
+        if not self.origin and self._origin(node, depth + 1) == (False, False):
+            self.leaf = True
+
+    def _turned_on(self, node: ast.Name, values: list[ast.AST]) -> bool:
+        """Whether ``node.id`` is made to require grad by a statement (``x.requires_grad = True``, ``x.requires_grad_()``)
+        after the assignment that reaches this use and before the line asked about."""
+        lines = _requires_grad_statements(self.ctx, self.scope).get(node.id)
+        plain = next((v for v in values if not isinstance(v, ast.AugAssign)), None)
+        start = getattr(plain, "lineno", 0)
+        return bool(lines) and any(start <= line < self.line for line in lines)  # type: ignore[union-attr]
+
+    def _origin_name(self, node: ast.Name, depth: int) -> bool:
+        """Origin mode's reading of a name: the assignments above the use (one below it may bring a model's output
+        round a loop: unknown); a helper's parameter, from what the caller passed; anything else, unknown."""
+        line = min(node.lineno, self.line)
+        if (node.id, id(node)) in self._seen or any(d > node.lineno for d, _ in definitions(self.ctx, self.scope).get(node.id, [])):
+            self.unknown = True
+            return False
+        self._seen.add((node.id, id(node)))
+        values = reaching(self.ctx, self.scope, node.id, line)
+        if backpropagated(self.ctx, self.scope, node, values):
+            return True
+        if not values:
+            found = self.bound.get(node.id)
+            if isinstance(found, _Lazy):
+                if found.ask_origin is None:
+                    return found()  # bound by a helper walked in origin mode: its answer is already this question's
+                derived, unknown = found.origin()
+                self.unknown |= unknown
+                return derived
+            if found is None and (node.id in self.data_params or node.id in _BUILTINS or node.id in self.ctx.home(self.scope).imports):
+                return False
+            self.unknown |= not found
+            return bool(found)
+        result = False
+        for value in values:
+            if isinstance(value, (ast.For, ast.AsyncFor)):
+                self.unknown |= not self._data_value(value, 0)  # a loop's items: data, or unknown
+            else:
+                result |= self.connected(value.value if isinstance(value, ast.AugAssign) else value, depth + 1)
+        return result
+
+    def _origin_call(self, call: ast.Call, depth: int) -> bool | None:
+        """Origin mode's reading of the calls that cut or copy (what they were made of) and of torch's factories (a
+        shape); None for every other call, read as :meth:`_call` reads it."""
+        func = call.func
+        qual = self.ctx.call_name(call) or ""
+        last = qual.rsplit(".", 1)[-1]
+        if isinstance(func, ast.Attribute) and not qual and func.attr in CUTS | _MOVES:
+            return self.connected(func.value, depth + 1)  # `.detach()`, `.item()`, `.to(device)`: the receiver's values
+        if qual.startswith("torch") and last in _FACTORIES:
+            return False
+        if qual.startswith("torch") and last in _REWRAP or isinstance(func, ast.Name) and func.id in ("float", "int"):
+            return any(self.connected(a, depth + 1) for a in call.args)
+        return None
+
+
+def requires_grad_on(ctx: FileContext, call: ast.Call) -> bool:
+    """``x.requires_grad_()``, ``torch.tensor(v, requires_grad=True)``, ``torch.zeros(n, requires_grad=flag)``: the
+    result requires grad (a flag that is not a literal False may be on)."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "requires_grad_":
+        flag = call.args[0] if call.args else kwarg(call, "requires_grad")
+    else:
+        qual = ctx.call_name(call) or ""
+        if not (qual.startswith("torch") and qual.rsplit(".", 1)[-1] in _REWRAP | _FACTORIES):
+            return False
+        flag = kwarg(call, "requires_grad")
+        if flag is None:
+            return False
+    return not (isinstance(flag, ast.Constant) and not flag.value)
+
+
+def _requires_grad_statements(ctx: FileContext, scope: ast.AST) -> dict[str, list[int]]:
+    """name -> the lines of ``scope`` where a statement makes that name require grad (``x.requires_grad = True``,
+    ``x.requires_grad_()``); cached per scope."""
+    cache = ctx.__dict__.setdefault("_requires_grad_statements", {})
+    if id(scope) not in cache:
+        found: dict[str, list[int]] = {}
+        for node in scope_nodes(ctx, scope):
+            if isinstance(node, ast.Assign) and not (isinstance(node.value, ast.Constant) and not node.value.value):
+                targets = [t.value for t in node.targets if isinstance(t, ast.Attribute) and t.attr == "requires_grad"]
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                    and node.value.func.attr == "requires_grad_" and requires_grad_on(ctx, node.value):
+                targets = [node.value.func.value]
+            else:
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.lineno)
+        cache[id(scope)] = found
+    return cache[id(scope)]
 
 
 _STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft", "setdefault", "add_", "copy_"}

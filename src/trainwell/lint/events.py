@@ -35,7 +35,8 @@ ENABLED = "enabled"
 # its key is the model whose parameters it updates.
 MANUAL = "manual"
 # Event.grad of a FORWARD of a model whose every parameter was set `requires_grad = False` first (the idiom from
-# before `no_grad`): autograd is on, yet the pass builds no graph from the model's weights.
+# before `no_grad`), or that was loaded frozen (PEFT's `PeftModel.from_pretrained` without `is_trainable=True`):
+# autograd is on (or may be), yet the pass builds no graph from the model's weights.
 FROZEN = "frozen"
 # Event.via of a ZERO_GRAD that clears tensors one by one (`p.grad = None`, `p.grad.zero_()`, a helper): it may
 # clear only some of them on purpose (a frozen layer), so it silences TW101 but never proves TW102.

@@ -66,7 +66,7 @@ class Analysis(Callees, Queries, Ownership):
         self.ends: tuple[tuple[int, bool], ...] = ()  # the branches being walked that end the run
         self.tests: tuple[tuple[ast.If, bool], ...] = ()  # the `if` branches being walked
         self.grad: bool | None = True
-        self.frozen: set[str] = set()  # models whose parameters were all set `requires_grad = False` along the walk
+        self.frozen: set[str] = set()  # models whose parameters were all set `requires_grad = False` (or loaded frozen) along the walk
         self.bound: set[str] = set()  # names bound so far along the walk (parameters, assignments, loop targets)
         self._seq = 0
         self.track_modes = ".eval(" in ctx.source or ".train(" in ctx.source
@@ -237,6 +237,8 @@ class Analysis(Callees, Queries, Ownership):
                 if key is not None:
                     self._emit(ev.ASSIGN, stmt, key, env, arg=stmt.value)
                     role = self.ctx.classify(stmt.value)
+                    if role is not None and role.kind == "model" and (frozen := self.ctx.loads_frozen(stmt.value)) is not None:
+                        self._freeze(key, frozen)  # `PeftModel.from_pretrained(base, path)`: adapters loaded for inference
                     if role is not None and role.kind == "model":
                         mode = chained_mode(stmt.value)
                         if mode is not None and mode.func.attr == "eval":  # type: ignore[attr-defined]
@@ -407,7 +409,7 @@ class Analysis(Callees, Queries, Ownership):
         self._seq += 1
         mode = self.mode_of(key) if kind == ev.FORWARD else frozenset()
         closed = kind == ev.FORWARD and env.scope is not None and sealed(self.ctx, env.scope)
-        grad = ev.FROZEN if kind == ev.FORWARD and self.grad is True and self._frozen(key) else self.grad
+        grad = ev.FROZEN if kind == ev.FORWARD and self.grad in (True, None) and self._frozen(key) else self.grad
         event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed,
                       env.sites, self.ends, self.tests)
         self.events.append(event)

@@ -35,6 +35,7 @@ _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 # wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
 _LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
 TORCHVISION_BY_NAME = "torchvision.models[name]"  # Role.cls of a torchvision model looked up by name
+_PEFT_LOADERS = re.compile(r"(Auto)?Peft(Mixed)?Model")  # PEFT classes whose `from_pretrained` loads adapters frozen
 _NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset|Pipeline", re.I)
 
 
@@ -397,6 +398,20 @@ class RoleIndex:
             return self._builds_a_fresh_instance(role.node.func)
         return (local in self.classes and role.cls == local) or "home" in role.info or role.cls == TORCHVISION_BY_NAME \
             or (qual.startswith(("torch.nn.", "torchvision.models.")) and qual.rsplit(".", 1)[-1] == role.cls)
+
+    def loads_frozen(self, value: ast.expr) -> bool | None:
+        """Whether ``value`` loads a model with every parameter frozen: PEFT's ``PeftModel.from_pretrained(base, path)``
+        (and ``AutoPeftModel*`` / ``PeftMixedModel``) loads adapters for inference unless ``is_trainable=True`` is
+        passed. True or False for such a load (a flag that is not a literal may be off: frozen), None for anything else."""
+        value = strip_identity(value)
+        qual = self.call_name(value) or ""
+        if not (qual.startswith("peft.") and qual.endswith(".from_pretrained") and _PEFT_LOADERS.match(qual.split(".")[-2])):
+            return None
+        position = 2 if qual.split(".")[-2].startswith("Auto") else 3  # `is_trainable` after (model,) model_id, adapter_name
+        flag = kwarg(value, "is_trainable")  # type: ignore[arg-type]
+        if flag is None and len(value.args) > position and not any(isinstance(a, ast.Starred) for a in value.args):  # type: ignore[attr-defined]
+            flag = value.args[position]  # type: ignore[attr-defined]
+        return not (isinstance(flag, ast.Constant) and flag.value is True)
 
     def layer_method(self, key: str | None, name: str) -> Any:
         """The method ``name`` of the module class (of this file or another file of the tree) behind the model ``key``

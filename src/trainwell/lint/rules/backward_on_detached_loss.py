@@ -19,8 +19,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if back.arg is None or back.scope is None:
             continue
         graph = Graph(ctx, back.scope, back.line)
-        if graph.connected(back.arg) or not graph.cut or graph.unknown:
-            continue  # proof needs a cut and no path the analysis could not follow
+        if graph.connected(back.arg) or not graph.cut or graph.unknown or graph.leaf:
+            continue  # proof needs a cut, no path the analysis could not follow, and no leaf made to require grad on purpose
         yield ctx.finding(
             CODE, back.node,
             f"`{ctx.snippet(back.node)}`: the loss was built from a detached value (`.detach()`, `.data`, `.item()` or a new "

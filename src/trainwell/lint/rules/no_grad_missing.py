@@ -30,6 +30,7 @@ _SAME = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "softmax", "log_s
          "float", "double", "cpu", "to", "cuda", "contiguous", "clone"}
 _INDEXED = {"max", "min", "topk", "sort"}  # `[1]` of these is the indices: no graph
 _FUNCTION_CUTS = {"argmax", "argmin", "multinomial", "argsort"}
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DISTRIBUTIONS = {"Categorical", "Bernoulli", "OneHotCategorical", "Multinomial"}  # discrete: sample() has no graph
 
 
@@ -43,6 +44,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if validation_forward(forward):
             seen.add(id(forward.node))
+            if _once_in_a_unit_test(ctx, forward):
+                continue  # a unit test compares one output after a few steps: no validation pass, nothing repeats
             # One forward pass in a script's straight-line code (a plot, a print after training) is not repeated:
             # its graph costs one batch once. Shown with --preview only.
             once = (forward.frame is None or forward.frame.kind != "loop") and forward.scope is ctx.tree
@@ -62,6 +65,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 f"`.item()`, a sample): every call records a graph that nothing backpropagates.{_volatile(ctx, forward)}",
                 "Select the action under `with torch.no_grad():` (or decorate the helper with `@torch.no_grad()`).",
             )
+
+
+def _once_in_a_unit_test(ctx: FileContext, forward: ev.Event) -> bool:
+    """Whether ``forward`` runs in a unit test (a ``test_*`` function of a test module, a ``TestCase`` method) or in a
+    helper one calls, in no loop and no comprehension: a check of one output, not a training or inference run."""
+    if forward.frame is not None and forward.frame.kind == "loop" or forward.scope is None:
+        return False
+    for node, scope in [(forward.node, forward.scope), *((site.call, site.caller) for site in forward.sites)]:
+        parents = _parents(ctx.home(node), scope) if scope is not None else {}
+        while (node := parents.get(id(node))) is not None:
+            if isinstance(node, _COMPREHENSIONS):
+                return False
+    return any(ctx.is_test_function(f) for f in [*(site.caller for site in forward.sites), forward.scope])
 
 
 # -- where the output goes -----------------------------------------------------------------------------------------------
