@@ -140,22 +140,20 @@ def _as_trained(analysis, forward: Event) -> bool:
 
 
 def _left_in_training(ctx: FileContext, forward: Event) -> str | None:
-    """How the forward finds its model in training mode on every run whose loops ran (``Event.ran``): the training
-    loop's ``train()`` is the last switch, or the ``eval()`` after it sits under an ``if`` whose test keeps its value
-    for the run (``if not args.fastmode:``), so a run that takes the other branch never switches. The forward itself
-    must run on every path of its entry point (no ``if`` around it that could go with that test). None otherwise."""
-    if "train" not in forward.ran or UNKNOWN in forward.ran or forward.conds or forward.ends:
+    """How the forward finds its model in training mode on some runs whose loops all ran (``Event.ran``): the
+    ``eval()`` after the training loop's ``train()`` sits under an ``if`` whose test keeps its value for the run
+    (``if not args.fastmode:``), so a run that takes the other branch never switches. The forward itself must run on
+    every path of its entry point (no ``if`` around it that could go with that test). None otherwise."""
+    ran = forward.ran
+    evals = [m[1] for m in ran if isinstance(m, tuple) and m[0] == "eval"]
+    if "train" not in ran or UNKNOWN in ran or not evals or forward.conds or forward.ends:
         return None
-    if forward.ran == frozenset({"train"}):
-        return "while it is in training mode (the mode the training loop leaves it in)"
-    analysis = ctx.analysis
-    skipped = [e for e in _entry(forward).events if e.kind == ev.EVAL and e.seq < forward.seq and e.key is not None
-               and analysis.same(e.key, forward.key) and any(t not in forward.tests for t in e.tests)]
-    if not skipped:
+    skipped = [e for e in _entry(forward).events if e.kind == ev.EVAL and any(e.node is call for call in evals)]
+    tests = [t for e in skipped for t, _ in reversed(e.tests) if (t, True) not in forward.tests and (t, False) not in forward.tests]
+    if not tests:
         return None
     last = skipped[-1]
-    test = next(t for t, _ in reversed(last.tests) if (t, True) not in forward.tests and (t, False) not in forward.tests)
-    return (f"in training mode on the runs where the `if` at line {test.lineno} skips `{ctx.snippet(last.node)}` "
+    return (f"in training mode on the runs where the `if` at line {tests[0].lineno} skips `{ctx.snippet(last.node)}` "
             f"(line {last.line}), which leaves the training loop's `train()` as the last switch")
 
 
