@@ -222,8 +222,15 @@ def steady(ctx, test: ast.expr, loops: list[ast.AST]) -> bool:
         return False
     if not {r.partition(".")[0] for r in reads} <= _module_names(ctx):
         return False
-    touched = _touched_in_functions(ctx) | {path for loop in loops for n in ast.walk(loop) for path in _touched(n)}
+    touched = _touched_in_functions(ctx).union(*(_touched_in(ctx, loop) for loop in loops))
     return not any(_overlap(r, t) for r in reads for t in touched)
+
+
+def _touched_in(ctx, loop: ast.AST) -> set[str]:
+    cache = ctx.__dict__.setdefault("_steady_loops", {})
+    if id(loop) not in cache:
+        cache[id(loop)] = {path for n in ast.walk(loop) for path in _touched(n)}
+    return cache[id(loop)]
 
 
 def _overlap(a: str, b: str) -> bool:

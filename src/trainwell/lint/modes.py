@@ -63,11 +63,11 @@ class ModeState:
         self.ran = merge(outcomes_ran, binds, before_ran, bound)
         if self.frame is None or self.frame.kind != "loop":
             return  # a test outside any loop is evaluated once per run: either branch is a run of its own
-        if isinstance(node, ast.If) and self.ctx.home(node) is self.ctx and steady(self.ctx, node.test, self._loops()):
+        split = [key for key, value in self.ran.items() if any(o.get(key) != value for o in outcomes_ran)]
+        if not split or (isinstance(node, ast.If) and self.ctx.home(node) is self.ctx and steady(self.ctx, node.test, self._loops())):
             return
-        for key, value in self.ran.items():
-            if any(o.get(key) != value for o in outcomes_ran):
-                self.ran[key] = value | {UNKNOWN}
+        for key in split:
+            self.ran[key] = self.ran[key] | {UNKNOWN}
 
     def _loops(self) -> list[ast.AST]:
         """The loops around the walk's position, innermost first."""

@@ -252,8 +252,20 @@ def meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
 def wrappers(ctx: FileContext, key: str | None) -> list[ast.Call]:
     """The calls that wrap the model (or a part of it: ``model.features = DataParallel(model.features)``) in a
     ``DataParallel`` / ``DistributedDataParallel``, which scatter the inputs to the model's devices."""
-    return [n for n in ctx.calls if n.args and (ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in WRAPPERS_THAT_MOVE
-            and any((k := key_of(strip_identity(a))) is not None and (k == key or k.startswith(f"{key}.")) for a in n.args)]
+    cache = ctx.__dict__.setdefault("_tw403_wrappers", {})
+    if key not in cache:
+        cache[key] = [n for n in ctx.calls if n.args and _named_like_a_wrapper(n)
+                      and (ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in WRAPPERS_THAT_MOVE
+                      and any((k := key_of(strip_identity(a))) is not None and (k == key or k.startswith(f"{key}.")) for a in n.args)]
+    return cache[key]
+
+
+def _named_like_a_wrapper(call: ast.Call) -> bool:
+    """A cheap first look: the callee's own name (an import may rename it: ``from torch.nn.parallel import
+    DistributedDataParallel as DDP`` is in WRAPPERS_THAT_MOVE too, anything else is read through call_name)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in WRAPPERS_THAT_MOVE or isinstance(func, ast.Name)
 
 
 def bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
@@ -261,6 +273,13 @@ def bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
     wrapper call sits in another branch of an ``if`` that holds the move (``elif args.gpu is not None: model =
     model.cuda(args.gpu)`` beside ``if args.distributed: ... DistributedDataParallel(model, ...)``). None when there is
     none (a wrapper may follow the move on the same path, or sit in another function)."""
+    cache = ctx.__dict__.setdefault("_tw403_bare_moves", {})
+    if key not in cache:
+        cache[key] = _bare_move(ctx, key)
+    return cache[key]
+
+
+def _bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
     found = wrappers(ctx, key)
     for stmt in (n for n in ctx.nodes if isinstance(n, (ast.Assign, ast.Expr)) and isinstance(n.value, ast.Call)):
         call = stmt.value
