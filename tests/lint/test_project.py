@@ -349,3 +349,79 @@ def test_a_sys_path_edit_made_by_an_imported_init_paths_module_resolves(tmp_path
     '''))
     findings = [f for f in run([root]).findings if f.code == "TW101"]
     assert [(Path(f.path).name, f.line) for f in findings] == [("function.py", 9)]
+
+
+SOLVER = '''
+import torch
+from torch import nn
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class Solver:
+    def __init__(self, loader, lr):
+        self.loader = loader
+        self.lr = lr
+        self.build_model()
+
+    def build_model(self):
+        self.G = Generator()
+        self.g_optimizer = torch.optim.Adam(self.G.parameters(), self.lr)
+
+    def train(self, epochs):
+        for epoch in range(epochs):
+            for x, y in self.loader:
+                loss = nn.functional.mse_loss(self.G(x), y)
+                self.g_optimizer.zero_grad()
+                loss.backward()
+                self.g_optimizer.step()
+
+    def test(self):
+        fakes = []
+        for x, _ in self.loader:
+            fakes.append(self.G(x).data.cpu())
+        torch.save(torch.cat(fakes), "fakes.pt")
+'''
+
+SOLVER_MAIN = '''
+import sys
+
+import torch
+from solver import Solver
+
+
+def main(mode):
+    data = torch.utils.data.TensorDataset(torch.randn(32, 8), torch.randn(32, 8))
+    solver = Solver(torch.utils.data.DataLoader(data, batch_size=8, shuffle=True), 1e-3)
+    if mode == "train":
+        solver.train(2)
+    elif mode == "test":
+        solver.test()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
+'''
+
+
+def test_a_method_of_another_file_s_class_runs_with_the_caller_s_autograd(tmp_path):
+    """`Solver.test()` alone could be called under no_grad; main.py calls it with autograd on, and `self.G` is the
+    generator that `build_model()` (called by `__init__`) builds and `train()` trains (stargan's solver.py)."""
+    root = _tree(tmp_path, engine=SOLVER, main=SOLVER_MAIN)
+    (root / "engine.py").rename(root / "solver.py")
+    findings = [f for f in run([root]).findings if f.code == "TW203"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("solver.py", 36)]
+
+
+def test_a_method_of_another_file_s_class_called_under_no_grad_is_clean(tmp_path):
+    root = _tree(tmp_path, engine=SOLVER, main=SOLVER_MAIN.replace(
+        "        solver.test()", "        with torch.no_grad():\n            solver.test()"))
+    (root / "engine.py").rename(root / "solver.py")
+    assert [f for f in run([root]).findings if f.code == "TW203"] == []

@@ -92,8 +92,10 @@ class Callees:
         """Whether inlining ``fn`` can add a training event (directly or through the helpers it calls)."""
         if id(fn) in self._memo:
             return self._memo[id(fn)]
+        home = self.ctx.home(fn)  # a method of another file's class: its `self.G` is known there
         found = any(
-            isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None)
+            isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None
+                                         or (home is not self.ctx and home.role(key_of(n.func)) is not None))
             or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
             for n in scope_nodes(self.ctx, fn)
         ) or _keeps_an_argument(self.ctx, fn) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \

@@ -105,6 +105,7 @@ class Event:
     sites: tuple[Site, ...] = ()  # the calls that inlined ``scope``, outermost first (empty: an entry point)
     ends: tuple[tuple[int, bool], ...] = ()  # the branches around it that end the run (`sys.exit()`, `raise`): nothing after them runs
     tests: tuple[tuple[ast.If, bool], ...] = ()  # the `if` statements around it and the branch it is in (True: the body)
+    ran: frozenset = frozenset()  # a FORWARD's model mode on the runs where every loop before it ran (Analysis.ran)
 
     @property
     def line(self) -> int:

@@ -204,3 +204,78 @@ def autograd_on(event: Event) -> bool:
         entry = entry.parent
     conds = set(event.conds)
     return entry is not None and any(b.kind == ev.BACKWARD and b.grad is None and set(b.conds) <= conds for b in entry.events)
+
+
+
+
+def steady(ctx, test: ast.expr, loops: list[ast.AST]) -> bool:
+    """Whether an ``if`` test keeps one value for a whole run: it calls nothing and reads only names bound at module
+    level of ``ctx`` (``args.fastmode``) that no function of the file and none of ``loops`` may change. What may change
+    a value (:func:`_touched`): a store to it or to a part of it, a ``global`` declaration, a parameter of that name,
+    a method call on it or a call it is passed to. Such a test takes the same branch in every iteration of a loop
+    around it, the last one too."""
+    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, (ast.Attribute, ast.Subscript))}
+    reads = {_path(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and id(n) not in inner}
+    if None in reads:
+        return False
+    if not reads or any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(test)):
+        return False
+    if not {r.partition(".")[0] for r in reads} <= _module_names(ctx):
+        return False
+    touched = _touched_in_functions(ctx).union(*(_touched_in(ctx, loop) for loop in loops))
+    return not any(_overlap(r, t) for r in reads for t in touched)
+
+
+def _touched_in(ctx, loop: ast.AST) -> set[str]:
+    cache = ctx.__dict__.setdefault("_steady_loops", {})
+    if id(loop) not in cache:
+        cache[id(loop)] = {path for n in ast.walk(loop) for path in _touched(n)}
+    return cache[id(loop)]
+
+
+def _overlap(a: str, b: str) -> bool:
+    """``args`` and ``args.lr``: one is the other or a part of it."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _module_names(ctx) -> set[str]:
+    cached = ctx.__dict__.get("_steady_module_names")
+    if cached is None:
+        cached = {n.id for stmt in ctx.tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                  for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        ctx.__dict__["_steady_module_names"] = cached
+    return cached
+
+
+def _touched_in_functions(ctx) -> set[str]:
+    cached = ctx.__dict__.get("_steady_touched")
+    if cached is None:
+        cached = set()
+        for fn in (n for n in ast.walk(ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))):
+            cached |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+            cached |= {path for n in ast.walk(fn) for path in _touched(n)}
+        ctx.__dict__["_steady_touched"] = cached
+    return cached
+
+
+def _touched(node: ast.AST) -> list[str]:
+    """What ``node`` may change, as dotted paths: what it stores to (``x``, ``x.a``, ``x`` for ``x[i] = ``), the names
+    it declares global, the receiver of a method call (``x`` for ``x.update(...)``) and what a call is handed
+    (``x`` for ``f(x)``, which may set ``x.a``)."""
+    if isinstance(node, ast.Global):
+        return list(node.names)
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        return [p for p in [_path(node)] if p]
+    if isinstance(node, ast.Call):
+        parts = [*node.args, *(k.value for k in node.keywords)] + ([node.func.value] if isinstance(node.func, ast.Attribute) else [])
+        return [p for part in parts for p in [_path(part.value if isinstance(part, ast.Starred) else part)] if p]
+    return []
+
+
+def _path(node: ast.AST) -> str | None:
+    """``x.a.b`` -> "x.a.b"; ``x[i].b`` -> "x" (an item: the whole); None when no name is at the root."""
+    parts: list[str] = []
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        parts = [] if isinstance(node, ast.Subscript) else [node.attr, *parts]
+        node = node.value
+    return ".".join([node.id, *parts]) if isinstance(node, ast.Name) else None

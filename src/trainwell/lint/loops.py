@@ -21,11 +21,11 @@ from trainwell.lint.context import FileContext, key_of, method_name
 from trainwell.lint.dataflow import closed_call, scope_nodes, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
+from trainwell.lint.modes import UNKNOWN, ModeState, join
 from trainwell.lint.ownership import Ownership
 
 MAX_EVENTS = 50_000
 _UPDATES = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"}  # in-place updates of a parameter from its gradient
-UNKNOWN = "unknown"
 # callables that read a model and hand it back untouched (its mode, its gradients): passing a model to them hides nothing
 _READ_ONLY = {"torch.save", "print", "len", "str", "repr", "id", "type", "isinstance", "hasattr", "vars"}
 
@@ -46,12 +46,7 @@ def _ends_the_run(body: list[ast.stmt]) -> bool:
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and key_of(last.value.func) in ("sys.exit", "exit", "quit")
 
 
-def _join(a: dict[str, frozenset], b: dict[str, frozenset]) -> dict[str, frozenset]:
-    unknown = frozenset({UNKNOWN})
-    return {k: a.get(k, unknown) | b.get(k, unknown) for k in a.keys() | b.keys()}
-
-
-class Analysis(Callees, Queries, Ownership):
+class Analysis(Callees, Queries, Ownership, ModeState):
     """Frames (loops) and events of one file, built once and shared by the rules."""
 
     def __init__(self, ctx: FileContext) -> None:
@@ -59,6 +54,7 @@ class Analysis(Callees, Queries, Ownership):
         self.frames: list[Frame] = []
         self.events: list[Event] = []
         self.modes: dict[str, frozenset] = {}
+        self.ran: dict[str, frozenset] = {}  # the modes on the runs where every loop ran (trainwell.lint.modes)
         self.recording = True
         self.frame: Frame | None = None
         self.conds: tuple[tuple[int, bool], ...] = ()
@@ -103,6 +99,7 @@ class Analysis(Callees, Queries, Ownership):
         frame = Frame(scope, None, "body")
         self.frames.append(frame)
         self.frame, self.conds, self.periodic, self.ends, self.tests, self.grad, self.modes = frame, (), (), (), (), grad, {}
+        self.ran = {}
         self.frozen = set()
         arguments = getattr(scope, "args", None)
         self.bound = {a.arg for a in (ast.walk(arguments) if arguments is not None else []) if isinstance(a, ast.arg)}
@@ -168,9 +165,10 @@ class Analysis(Callees, Queries, Ownership):
 
     def _branches(self, node: ast.AST, branches: list[tuple[list[ast.stmt], bool]], env: Env, periodic: bool) -> None:
         conds, windows, ends, tests, before, bound = self.conds, self.periodic, self.ends, self.tests, self.modes, self.bound
+        before_ran, outcomes_ran = self.ran, []
         outcomes, binds = [], []
         for index, (body, _) in enumerate(branches):
-            self.modes, self.bound = dict(before), set(bound)
+            self.modes, self.bound, self.ran = dict(before), set(bound), dict(before_ran)
             cond = (id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True)
             self.conds = conds + (cond,)
             self.periodic = windows + ((node,) if periodic and index == 0 else ())  # type: ignore[operator]
@@ -179,22 +177,14 @@ class Analysis(Callees, Queries, Ownership):
             self._block(body, env)
             if not _ends_the_run(body):  # `else: assert False`, `raise ...`: nothing after the `if` sees this branch
                 outcomes.append(self.modes)
+                outcomes_ran.append(self.ran)
                 binds.append(self.bound)
         self.conds, self.periodic, self.ends, self.tests = conds, windows, ends, tests
         self.bound = set(bound).union(*binds)
         if not outcomes:
-            self.modes = before
+            self.modes, self.ran = before, before_ran
             return
-        # a name first bound in some branches only is unbound after the others: no use of it follows them (NameError)
-        unbound = {k for k in set().union(*outcomes) if "." not in k and k not in before and k not in bound}
-        merged = {k: v for k, v in outcomes[0].items() if k not in unbound}
-        for other in outcomes[1:]:
-            merged = _join(merged, {k: v for k, v in other.items() if k not in unbound})
-        for key in unbound:
-            values = [o.get(key, frozenset({UNKNOWN})) for o, b in zip(outcomes, binds) if key in b or key in o]
-            if values:
-                merged[key] = frozenset().union(*values)
-        self.modes = merged
+        self._merge_modes(node, outcomes, outcomes_ran, binds, before, before_ran, bound)
 
     def _loop(self, loop: ast.For | ast.AsyncFor | ast.While, env: Env) -> None:
         parent, recording = self.frame, self.recording
@@ -204,10 +194,10 @@ class Analysis(Callees, Queries, Ownership):
         frame = Frame(loop, parent, "loop", iter_key)
         frame.entry_conds = self.conds
         if self.track_modes:  # first pass: what does one iteration leave behind?
-            entry = dict(self.modes)
+            entry, entry_ran = dict(self.modes), dict(self.ran)
             self.recording, self.frame = False, frame
             self._block(loop.body, env)
-            self.modes = _join(entry, self.modes)
+            self.modes, self.ran = join(entry, self.modes), join(entry_ran, self.ran)
             self.recording = recording
         if recording:
             self.frames.append(frame)
@@ -216,7 +206,7 @@ class Analysis(Callees, Queries, Ownership):
         self.frame = frame
         entry = dict(self.modes)
         self._block(loop.body, env)
-        self.modes = _join(entry, self.modes)
+        self.modes = join(entry, self.modes)  # `self.ran` keeps the end of an iteration: the loop ran
         self.frame = parent
 
     def _assignment(self, stmt: ast.stmt, env: Env) -> None:
@@ -381,28 +371,6 @@ class Analysis(Callees, Queries, Ownership):
         return True
 
     # -- state -----------------------------------------------------------------
-    def _set_mode(self, key: str | None, value: frozenset) -> None:
-        """The mode belongs to the object: every key that names it (``self.model`` after ``self.model = model``) and
-        its submodules switch with it."""
-        if key is None:
-            return
-        names = {key} | {known for known in self.modes if self.same(known, key)}
-        for known in list(self.modes):
-            if any(known.startswith(name + ".") for name in names):
-                self.modes[known] = value
-        for name in names:
-            self.modes[name] = value
-
-    def mode_of(self, key: str | None) -> frozenset:
-        while key:
-            if key in self.modes:
-                return self.modes[key]
-            alias = next((known for known in self.modes if self.same(known, key)), None)
-            if alias is not None:
-                return self.modes[alias]
-            key = key.rpartition(".")[0]
-        return frozenset({UNKNOWN})
-
     def _emit(self, kind: str, node: ast.AST, key: str | None, env: Env, arg: ast.AST | None = None, via: str | None = None) -> None:
         if not self.recording:
             return
@@ -411,7 +379,7 @@ class Analysis(Callees, Queries, Ownership):
         closed = kind == ev.FORWARD and env.scope is not None and sealed(self.ctx, env.scope)
         grad = ev.FROZEN if kind == ev.FORWARD and self.grad in (True, None) and self._frozen(key) else self.grad
         event = Event(kind, node, key, self.frame, self._seq, self.conds, self.periodic, grad, mode, arg, via, env.scope, env.subst, closed,
-                      env.sites, self.ends, self.tests)
+                      env.sites, self.ends, self.tests, self.mode_of(key, self.ran) if kind == ev.FORWARD else frozenset())
         self.events.append(event)
         frame = self.frame
         while frame is not None:

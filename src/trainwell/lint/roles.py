@@ -337,20 +337,28 @@ class RoleIndex:
                     break
                 bound[param] = arg
             bound.update({k.arg: k.value for k in call.keywords if k.arg})
-            for node in ast.walk(init):
-                if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-                    continue
-                target = key_of(node.targets[0])
-                if target is None or not target.startswith("self.") or target.count(".") != 1:
-                    continue
-                name = key_of(strip_identity(node.value))
-                if name in bound:
-                    arg = bound[name]  # type: ignore[index]
-                    role = self.classify(arg) or roles.get(key_of(strip_identity(arg)) or "")
-                else:
-                    role = home.classify(node.value) if name is None else None
-                attr = f"{key}.{target[5:]}"
-                if role is not None and role.kind != "ambiguous" and attr not in roles:
+            found: dict[str, Role | None] = {}
+            for method in _built_by(home, cls.name, init):
+                for node in ast.walk(method):
+                    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                        continue
+                    target = key_of(node.targets[0])
+                    if target is None or not target.startswith("self.") or target.count(".") != 1:
+                        continue
+                    name = key_of(strip_identity(node.value))
+                    if name in bound and method is init:
+                        arg = bound[name]  # type: ignore[index]
+                        role = self.classify(arg) or roles.get(key_of(strip_identity(arg)) or "")
+                    else:
+                        role = home.classify(node.value) if name is None else None
+                    if role is None or role.kind == "ambiguous":
+                        continue
+                    attr = f"{key}.{target[5:]}"
+                    seen = found.setdefault(attr, role)
+                    if seen is not None and seen.kind != role.kind:
+                        found[attr] = None  # two kinds of object under one attribute: known as neither
+            for attr, role in found.items():
+                if role is not None and attr not in roles:
                     roles[attr] = role
 
     def _instance_class(self, call: ast.Call) -> str | None:
@@ -607,3 +615,22 @@ def _loop_pairs(target: ast.expr, iterable: ast.expr) -> list[tuple[ast.expr, as
     if name in ("tqdm", "iter", "list", "tuple") and iterable.args:  # type: ignore[union-attr]
         return _loop_pairs(target, iterable.args[0])  # type: ignore[union-attr]
     return [(target, iterable)] if not isinstance(target, (ast.Tuple, ast.List)) else []
+
+
+def _built_by(home: Any, cls: str, init: Any, depth: int = 3) -> list[Any]:
+    """``__init__`` and the methods of the same class it calls on ``self`` (``self.build_model()``), transitively: the
+    code that runs when the instance is built, so the attributes it assigns are set on every instance."""
+    methods = home.methods.get(cls, {})
+    found, todo = [init], [init]
+    while todo and depth > 0:
+        depth -= 1
+        nxt = []
+        for fn in todo:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == "self":
+                    callee = methods.get(node.func.attr)
+                    if callee is not None and callee not in found:
+                        found.append(callee)
+                        nxt.append(callee)
+        todo = nxt
+    return found

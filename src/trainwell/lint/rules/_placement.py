@@ -19,6 +19,7 @@ from trainwell.lint.context import (
     strip_identity,
 )
 from trainwell.lint.dataflow import Element, definitions
+from trainwell.lint.roles import TORCHVISION_BY_NAME
 from trainwell.lint.rules._data import loader_argument
 
 MOVES = {"to", "cuda"}
@@ -239,14 +240,68 @@ def meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
         role = sources[0] if len(sources) == 1 else None
     if role is None or role.kind != "model" or not isinstance(role.node, ast.Call):
         return False
-    if any((ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in WRAPPERS_THAT_MOVE
-           for n in ctx.calls if n.args and any(key_of(strip_identity(a)) == key for a in n.args)):
+    if wrappers(ctx, key) and bare_move(ctx, key) is None:
         return False
     qual = ctx.call_name(role.node) or ""
-    if qual.startswith(("torch.nn.", "torchvision.models.")):
-        return True
+    if qual.startswith(("torch.nn.", "torchvision.models.")) or (role.cls == TORCHVISION_BY_NAME and index == 0):
+        return True  # a torchvision classifier picked by name meets its image with its first convolution
     home = ctx if role.cls in ctx.classes else role.info.get("home")
     return home is not None and role.cls in home.classes and _input_meets(home, role.cls, index, 0)
+
+
+def wrappers(ctx: FileContext, key: str | None) -> list[ast.Call]:
+    """The calls that wrap the model (or a part of it: ``model.features = DataParallel(model.features)``) in a
+    ``DataParallel`` / ``DistributedDataParallel``, which scatter the inputs to the model's devices."""
+    cache = ctx.__dict__.setdefault("_tw403_wrappers", {})
+    if key not in cache:
+        cache[key] = [n for n in ctx.calls if n.args and _named_like_a_wrapper(n)
+                      and (ctx.call_name(n) or key_of(n.func) or "").rsplit(".", 1)[-1] in WRAPPERS_THAT_MOVE
+                      and any((k := key_of(strip_identity(a))) is not None and (k == key or k.startswith(f"{key}.")) for a in n.args)]
+    return cache[key]
+
+
+def _named_like_a_wrapper(call: ast.Call) -> bool:
+    """A cheap first look: the callee's own name (an import may rename it: ``from torch.nn.parallel import
+    DistributedDataParallel as DDP`` is in WRAPPERS_THAT_MOVE too, anything else is read through call_name)."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in WRAPPERS_THAT_MOVE or isinstance(func, ast.Name)
+
+
+def bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
+    """A statement that moves the model to a device on a path where no wrapper of :func:`wrappers` holds it: every
+    wrapper call sits in another branch of an ``if`` that holds the move (``elif args.gpu is not None: model =
+    model.cuda(args.gpu)`` beside ``if args.distributed: ... DistributedDataParallel(model, ...)``). None when there is
+    none (a wrapper may follow the move on the same path, or sit in another function)."""
+    cache = ctx.__dict__.setdefault("_tw403_bare_moves", {})
+    if key not in cache:
+        cache[key] = _bare_move(ctx, key)
+    return cache[key]
+
+
+def _bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
+    found = wrappers(ctx, key)
+    for stmt in (n for n in ctx.nodes if isinstance(n, (ast.Assign, ast.Expr)) and isinstance(n.value, ast.Call)):
+        call = stmt.value
+        moved = key_of(stmt.targets[0]) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else key_of(getattr(call.func, "value", None))
+        if method_name(call) not in MOVES or moved != key or any(n is w for n in ast.walk(call) for w in found):
+            continue
+        if all(_apart(ctx, stmt, w) for w in found):
+            return stmt
+    return None
+
+
+def _apart(ctx: FileContext, a: ast.AST, b: ast.AST) -> bool:
+    """Whether ``a`` and ``b`` sit in different branches of one ``if`` of the same function: one run reaches one of them."""
+    if scope_of(ctx, a) is not scope_of(ctx, b):
+        return False
+    for node in ctx.scope_members.get(id(scope_of(ctx, a)), []):
+        if isinstance(node, ast.If):
+            body = {id(n) for stmt in node.body for n in ast.walk(stmt)}
+            orelse = {id(n) for stmt in node.orelse for n in ast.walk(stmt)}
+            if (id(a) in body and id(b) in orelse) or (id(a) in orelse and id(b) in body):
+                return True
+    return False
 
 
 def _input_meets(ctx: FileContext, cls: str, index: int, depth: int) -> bool:

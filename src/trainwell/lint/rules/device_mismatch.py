@@ -29,9 +29,11 @@ from trainwell.lint.dataflow import Element, definitions, scope_nodes
 from trainwell.lint.loss_calls import loss_calls
 from trainwell.lint.rules._placement import (
     MOVES,
+    bare_move,
     cpu_loaders,
     meets_parameters,
     scope_of,
+    wrappers,
 )
 
 CODE = "TW403"
@@ -62,7 +64,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for forward in (e for e in analysis.events if e.kind == ev.FORWARD and on_device.get(id(e.node)) is not None):
         if id(forward.node) in reported or not forward.node.args:  # type: ignore[attr-defined]
             continue
-        if _not_a_module_here(ctx, forward):
+        if _not_a_module_here(ctx, forward) or not _bare_move_reaches(ctx, forward):
             continue
         args = forward.node.args  # type: ignore[attr-defined]
         positional = args[:next((i for i, a in enumerate(args) if isinstance(a, ast.Starred)), len(args))]
@@ -77,8 +79,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         reported.add(id(forward.node))
         yield ctx.finding(
             CODE, forward.node,
-            f"`{ctx.snippet(forward.node)}`: the model was moved to a device but `{ctx.snippet(arg)}` {_ORIGINS[origin]} "
-            "(on the CPU): on a GPU this fails with a device mismatch.",
+            f"`{ctx.snippet(forward.node)}`: the model was moved to a device{_unwrapped(ctx, forward.key)} but "
+            f"`{ctx.snippet(arg)}` {_ORIGINS[origin]} (on the CPU): on a GPU this fails with a device mismatch.",
             f"Move it first, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`"
             + (" (or in the DataLoader's collate_fn)." if origin == "loaded" else "."),
         )
@@ -101,6 +103,28 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             f"{_ORIGINS[origin]} (on the CPU): on a GPU this fails with a device mismatch.",
             f"Move the labels too, e.g. `{ctx.snippet(base)} = {ctx.snippet(base)}.to(device)`.",
         )
+
+
+def _bare_move_reaches(ctx: FileContext, forward: ev.Event) -> bool:
+    """With a DataParallel / DDP wrapper on some paths, whether the move on a path without one comes before the forward:
+    in the forward's own function above it, or in a function that calls the forward's function after the move."""
+    if not wrappers(ctx, forward.key):
+        return True
+    move = bare_move(ctx, forward.key)
+    if move is None:
+        return False
+    scope = scope_of(ctx, move)
+    return (forward.scope is scope and move.lineno < forward.line) or any(
+        site.caller is scope and move.lineno < site.call.lineno for site in forward.sites)
+
+
+def _unwrapped(ctx: FileContext, key: str | None) -> str:
+    """Where the model is moved with no wrapper to move its inputs, when a DataParallel / DDP wraps it on other paths."""
+    if not wrappers(ctx, key):
+        return ""
+    move = bare_move(ctx, key)
+    return "" if move is None else (f" (`{ctx.snippet(move)}` at line {move.lineno}, on a path where no DataParallel or "
+                                    "DistributedDataParallel wraps it to move its inputs)")
 
 
 def _loss_classes(ctx: FileContext) -> set[str]:

@@ -45,7 +45,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             state = "while it is in training mode"
         elif _as_trained(analysis, forward):
             state = "in the mode it was trained in, which is training mode on some path (nothing switches it in between)"
-        else:
+        elif (state := _left_in_training(ctx, forward)) is None:
             continue  # the mode must be known: built here in train mode, or `.train()` called
         yield ctx.finding(
             CODE, forward.node,
@@ -137,6 +137,24 @@ def _as_trained(analysis, forward: Event) -> bool:
         return False
     return not any(e.kind in (ev.TRAIN, ev.EVAL) and last.seq < e.seq < forward.seq and e.key is not None
                    and (analysis.same(e.key, forward.key) or (forward.key or "").startswith(e.key + ".")) for e in entry.events)
+
+
+def _left_in_training(ctx: FileContext, forward: Event) -> str | None:
+    """How the forward finds its model in training mode on some runs whose loops all ran (``Event.ran``): the
+    ``eval()`` after the training loop's ``train()`` sits under an ``if`` whose test keeps its value for the run
+    (``if not args.fastmode:``), so a run that takes the other branch never switches. The forward itself must run on
+    every path of its entry point (no ``if`` around it that could go with that test). None otherwise."""
+    ran = forward.ran
+    evals = [m[1] for m in ran if isinstance(m, tuple) and m[0] == "eval"]
+    if "train" not in ran or UNKNOWN in ran or not evals or forward.conds or forward.ends:
+        return None
+    skipped = [e for e in _entry(forward).events if e.kind == ev.EVAL and any(e.node is call for call in evals)]
+    tests = [t for e in skipped for t, _ in reversed(e.tests) if (t, True) not in forward.tests and (t, False) not in forward.tests]
+    if not tests:
+        return None
+    last = skipped[-1]
+    return (f"in training mode on the runs where the `if` at line {tests[0].lineno} skips `{ctx.snippet(last.node)}` "
+            f"(line {last.line}), which leaves the training loop's `train()` as the last switch")
 
 
 def _entry(event: Event):

@@ -10,6 +10,7 @@ the graph on purpose and are not reported.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Iterator
 
 from trainwell.lint import events as ev
@@ -52,7 +53,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             yield ctx.finding(
                 CODE, forward.node,
                 f"`{ctx.snippet(forward.node)}` runs `{forward.key}` for validation/inference with autograd on: "
-                f"each call records a graph that is never used, wasting memory and time.{_volatile(ctx, forward)}",
+                f"each call records a graph that is never used, wasting memory and time.{_caller(ctx, forward)}"
+                f"{_volatile(ctx, forward)}",
                 _HINT, preview=once,
             )
         elif training_forward(forward) and forward.frame is not None and forward.frame.kind == "loop" \
@@ -182,6 +184,17 @@ def _parents(ctx: FileContext, scope: ast.AST) -> dict[int, ast.AST]:
 
 parents = _parents  # TW202 reads where a forward's output goes too
 graph_dropped = _graph_dropped
+
+
+def _caller(ctx: FileContext, forward: ev.Event) -> str:
+    """A sentence naming the call of this file that runs the forward's function of another file (``solver.test()`` in
+    main.py for ``Solver.test`` of solver.py): that call is what starts it with autograd on."""
+    if ctx.home(forward.node) is ctx:
+        return ""
+    site = next((s for s in reversed(forward.sites) if ctx.home(s.call) is ctx), None)
+    if site is None:
+        return ""
+    return f" `{ctx.snippet(site.call)}` at line {site.call.lineno} of {os.path.basename(ctx.path)} runs it with autograd on."
 
 
 # -- Variable(volatile=True) -----------------------------------------------------------------------------------------------

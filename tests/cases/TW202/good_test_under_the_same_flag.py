@@ -1,0 +1,30 @@
+"""The flag that skips validation also skips the test: wherever the test runs, the last epoch switched to eval mode."""
+import argparse
+
+import torch
+from torch import nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--fast", action="store_true")
+args = parser.parse_args()
+
+torch.manual_seed(0)
+x, y = torch.randn(40, 6), torch.randint(0, 3, (40,))
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Dropout(0.5), nn.Linear(16, 3))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+
+for epoch in range(3):
+    model.train()
+    optimizer.zero_grad()
+    loss = nn.functional.cross_entropy(model(x[:30]), y[:30])
+    loss.backward()
+    optimizer.step()
+    if not args.fast:
+        model.eval()
+        with torch.no_grad():
+            print(epoch, nn.functional.cross_entropy(model(x[30:]), y[30:]).item())
+
+if not args.fast:
+    with torch.no_grad():
+        output = model(x[30:])
+    print("test accuracy", (output.argmax(1) == y[30:]).float().mean().item())
