@@ -43,6 +43,7 @@ class ProjectIndex:
         self._disk: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}  # path -> path.resolve(): a system call per component, asked per import
         self._besides: dict[tuple[Path, str], bool] = {}
+        self._under: dict[Path, Path | None] = {}  # folder -> the first root it is or lies under
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
         self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
@@ -193,13 +194,20 @@ class ProjectIndex:
 
     def _beside_uncached(self, here: Path, head: str) -> bool:
         folder = here
-        while any(folder == root or root in folder.parents for root in self._roots):
+        while self._root_of(folder) is not None:
             if self._on_disk(folder / f"{head}.py") or self._on_disk(folder / head / "__init__.py"):
                 return True
             if any(folder == root for root in self._roots) or folder.parent == folder:
                 break
             folder = folder.parent
         return False
+
+    def _root_of(self, folder: Path) -> Path | None:
+        """The first checked root that is ``folder`` or a folder above it, once per folder (``Path.parents`` builds a
+        path per level, and each import asks for many candidates of the same folders)."""
+        if folder not in self._under:
+            self._under[folder] = next((root for root in self._roots if folder == root or root in folder.parents), None)
+        return self._under[folder]
 
     def _resolve(self, path: Path) -> Path:
         """``path.resolve()``, once per path of the run (the tree does not change while it is checked)."""
@@ -213,7 +221,7 @@ class ProjectIndex:
         outside virtualenvs and installed packages."""
         known = self._disk.get(candidate)
         if known is None:
-            inside = next((root for root in self._roots if root in candidate.parents), None)
+            inside = self._root_of(candidate.parent)
             known = inside is not None and candidate.is_file() and not any(
                 part in _NOT_SOURCES or part.startswith(".") for part in candidate.relative_to(inside).parts[:-1])
             self._disk[candidate] = known
