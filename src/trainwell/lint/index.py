@@ -221,8 +221,8 @@ class ProjectIndex:
         outside virtualenvs and installed packages."""
         known = self._disk.get(candidate)
         if known is None:
-            inside = self._root_of(candidate.parent)
-            known = inside is not None and candidate.is_file() and not any(
+            inside = self._root_of(candidate.parent) if candidate.is_file() else None  # most candidates are missing: one stat
+            known = inside is not None and not any(
                 part in _NOT_SOURCES or part.startswith(".") for part in candidate.relative_to(inside).parts[:-1])
             self._disk[candidate] = known
         return known
