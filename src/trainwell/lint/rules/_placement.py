@@ -233,6 +233,13 @@ def meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
     module class of the project whose code moves no input and whose ``forward`` passes that input (through reshapes,
     indexing, arithmetic) to a layer with parameters. Not when wrapped in ``DataParallel`` /
     ``DistributedDataParallel`` (they scatter the inputs to the devices)."""
+    memo = ctx.__dict__.setdefault("_meets_parameters", {})  # (key, index) -> answer: asked for each input of every forward event
+    if (key, index) not in memo:
+        memo[(key, index)] = _meets_parameters(ctx, key, index)
+    return memo[(key, index)]
+
+
+def _meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
     role = ctx.role(key)
     if role is not None and role.node is None:  # known from usage only: follow `self.model = model.to(device)`
         sources = [ctx.role(key_of(strip_identity(a.value))) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
