@@ -43,6 +43,7 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "watch"})
 _ESCAPE = re.compile(r"^\s*(?:[%!]|[\w.]+\s*=\s*[%!](?!=)|\?|[\w.]+\?{1,2}\s*$)")
 _LINE_WORD = re.compile(r"\bline (\d+)\b")
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
+_ANYWHERE, _LINE_FIRST = re.compile(r"[!?%]"), re.compile(r"[ \t\f]*[,;/]")  # IPython's escapes (see _may_escape)
 _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
@@ -244,12 +245,36 @@ def code_lines(source: str) -> tuple[list[str], list[str]]:
 
 @functools.cache
 def _ipython_transformer() -> Any:
-    """IPython's TransformerManager, or None without IPython (imported once, on the first notebook)."""
+    """IPython's TransformerManager, or None without IPython (imported once, on the first notebook).
+
+    Its token pass (tokenize the cell, look for special syntax, repeat) is skipped for Python with none of IPython's
+    escape characters, where it can find nothing and its tokenizer raises nothing: most cells, and most of the time a
+    notebook takes.
+    """
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:
         return None
-    return TransformerManager()
+    manager = TransformerManager()
+    token_pass = manager.do_token_transforms
+    manager.do_token_transforms = lambda lines: token_pass(lines) if _may_escape(lines) else lines
+    return manager
+
+
+def _may_escape(lines: list[str]) -> bool:
+    """Whether IPython's token pass may find something or raise: ``!``, ``?`` or ``%`` anywhere (``a = %time f()``,
+    ``!ls``, ``obj?``), a line whose first token is ``,``, ``;`` or ``/`` (the rest of its ESCAPE_SINGLES), or text
+    that does not compile (an unindent its tokenizer rejects)."""
+    text = "".join(lines)
+    if _ANYWHERE.search(text) is not None or any(_LINE_FIRST.match(line) for line in text.splitlines()):
+        return True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<cell>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
 
 
 def _cell_magic(lines: Sequence[str]) -> str | None:
