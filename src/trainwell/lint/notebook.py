@@ -43,7 +43,7 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "watch"})
 _ESCAPE = re.compile(r"^\s*(?:[%!]|[\w.]+\s*=\s*[%!](?!=)|\?|[\w.]+\?{1,2}\s*$)")
 _LINE_WORD = re.compile(r"\bline (\d+)\b")
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
-_ANYWHERE, _LINE_FIRST = re.compile(r"[!?%]"), re.compile(r"[ \t\f]*[,;/]")  # IPython's escapes (see _may_escape)
+_HELP_OR_ASSIGNED, _LINE_FIRST = re.compile(r"\?|=[\s\\]*[%!]"), re.compile(r"[ \t\f]*[!?%,;/]")  # IPython's escapes (see _may_escape)
 _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
@@ -262,11 +262,11 @@ def _ipython_transformer() -> Any:
 
 
 def _may_escape(lines: list[str]) -> bool:
-    """Whether IPython's token pass may find something or raise: ``!``, ``?`` or ``%`` anywhere (``a = %time f()``,
-    ``!ls``, ``obj?``), a line whose first token is ``,``, ``;`` or ``/`` (the rest of its ESCAPE_SINGLES), or text
-    that does not compile (an unindent its tokenizer rejects)."""
+    """Whether IPython's token pass may find something or raise: a ``?`` (``obj?``), a ``%`` or ``!`` after an ``=``
+    (``a = %time f()``, ``files = !ls``), a line whose first token is one of its ESCAPE_SINGLES (``!ls``, ``%time``,
+    ``,f a``), or text that does not compile (an unindent its tokenizer rejects). ``a % b`` and ``a != b`` are none."""
     text = "".join(lines)
-    if _ANYWHERE.search(text) is not None or any(_LINE_FIRST.match(line) for line in text.splitlines()):
+    if _HELP_OR_ASSIGNED.search(text) is not None or any(_LINE_FIRST.match(line) for line in text.splitlines()):
         return True
     try:
         with warnings.catch_warnings():
