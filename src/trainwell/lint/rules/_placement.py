@@ -259,6 +259,13 @@ def _meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
 def _input_meets(ctx: FileContext, cls: str, index: int, depth: int) -> bool:
     """Whether the class's ``forward`` takes its ``index``-th input to a layer with parameters, and nothing in the
     class moves an input (a move of a tensor it builds itself, ``torch.zeros(n).to(device)``, moves none)."""
+    memo = ctx.__dict__.setdefault("_input_meets", {})  # a class of a helper file is asked again from each file that builds it
+    if (cls, index, depth) not in memo:
+        memo[(cls, index, depth)] = _class_input_meets(ctx, cls, index, depth)
+    return memo[(cls, index, depth)]
+
+
+def _class_input_meets(ctx: FileContext, cls: str, index: int, depth: int) -> bool:
     node = ctx.classes.get(cls)
     if node is None or depth > 3 or _moves_inputs(ctx, node):
         return False
