@@ -421,9 +421,21 @@ def _line_indent(text: str, offset: int) -> str:
     return line[:len(line) - len(line.lstrip())]
 
 
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name}: read by _scan, as before")
+
+
+_SKIP = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def _scan(text: str, pos: int, path: tuple[Any, ...], spans: dict[int, tuple[int, int]], lines_at: dict[int, list[int]]) -> int:
     """The end of the JSON value at ``pos``; records where each ``cells[i].source`` value lies (and where its items start)."""
     pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    if not (len(path) <= 3 and path[:1] in ((), ("cells",)) and (len(path) < 3 or path[2] == "source")):
+        try:  # no cells[i].source inside (outputs, metadata): only its end is needed, which json's C scanner finds
+            return _SKIP.raw_decode(text, pos)[1]
+        except ValueError:
+            pass  # NaN or Infinity: read below, as before
     start = pos
     char = text[pos:pos + 1]
     is_source = len(path) == 3 and path[0] == "cells" and path[2] == "source"
