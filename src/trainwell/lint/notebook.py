@@ -264,10 +264,14 @@ def _ipython_transformer() -> Any:
 def _may_escape(lines: list[str]) -> bool:
     """Whether IPython's token pass may find something or raise: a ``?`` (``obj?``), a ``%`` or ``!`` after an ``=``
     (``a = %time f()``, ``files = !ls``), a line whose first token is one of its ESCAPE_SINGLES (``!ls``, ``%time``,
-    ``,f a``), or text that does not compile (an unindent its tokenizer rejects). ``a % b`` and ``a != b`` are none."""
+    ``,f a``), or indented text that does not compile (an unindent its tokenizer rejects). ``a % b`` and ``a != b``
+    are none."""
     text = "".join(lines)
-    if _HELP_OR_ASSIGNED.search(text) is not None or any(_LINE_FIRST.match(line) for line in text.splitlines()):
+    physical = text.splitlines()
+    if _HELP_OR_ASSIGNED.search(text) is not None or any(_LINE_FIRST.match(line) for line in physical):
         return True
+    if not any(line.startswith((" ", "\t", "\f")) for line in physical):
+        return False  # no indentation: nothing its tokenizer can reject
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
