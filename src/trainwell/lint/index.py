@@ -77,7 +77,7 @@ class ProjectIndex:
         """Whether a module of the tree that ``ctx`` imports names from (and those it imports from, ``depth`` deep)
         says one of ``words``: where the loop model could find a helper with a training step. Modules are found
         as ``function`` finds them, from the import statements, without parsing."""
-        todo = [(Path(ctx.path).resolve(), self._imported_modules(ctx), depth)]
+        todo = [(self._resolve(Path(ctx.path)), self._imported_modules(ctx), depth)]
         seen: set[Path] = set()
         extra = self.search_folders(ctx)
         while todo:
@@ -155,7 +155,7 @@ class ProjectIndex:
         if cached is not None:
             return cached
         folders: list[Path] = []
-        here = Path(ctx.path).resolve()
+        here = self._resolve(Path(ctx.path))
         if "sys.path" in ctx.source:
             names = {key_of(a.targets[0]): a.value for a in ctx.tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1}
             for entry in _path_entries(ctx):
