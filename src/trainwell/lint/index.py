@@ -42,6 +42,7 @@ class ProjectIndex:
         self._texts: dict[Path, str] = {p.resolve(): text for p, text in (texts or {}).items()}
         self._disk: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}  # path -> path.resolve(): a system call per component, asked per import
+        self._folders: dict[Path, Path] = {}  # importer -> its resolved folder
         self._besides: dict[tuple[Path, str], bool] = {}
         self._under: dict[Path, Path | None] = {}  # folder -> the first root it is or lies under
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
@@ -77,7 +78,7 @@ class ProjectIndex:
         """Whether a module of the tree that ``ctx`` imports names from (and those it imports from, ``depth`` deep)
         says one of ``words``: where the loop model could find a helper with a training step. Modules are found
         as ``function`` finds them, from the import statements, without parsing."""
-        todo = [(self._resolve(Path(ctx.path)), self._imported_modules(ctx), depth)]
+        todo = [(self._resolve(self._file_path(ctx)), self._imported_modules(ctx), depth)]
         seen: set[Path] = set()
         extra = self.search_folders(ctx)
         while todo:
@@ -118,7 +119,9 @@ class ProjectIndex:
     def module_file(self, importer: Path, module: str, level: int = 0, extra: tuple[Path, ...] = ()) -> Path | None:
         """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree);
         ``extra``: folders the importer put on ``sys.path`` (see :meth:`search_folders`)."""
-        here = self._resolve(importer).parent
+        here = self._folders.get(importer)
+        if here is None:
+            here = self._folders[importer] = self._resolve(importer).parent
         head = module.partition(".")[0]
         if not level and head not in self._heads and not self._beside(here, head) \
                 and not any(self._on_disk(f / f"{head}.py") or self._on_disk(f / head / "__init__.py") for f in extra):
@@ -155,7 +158,7 @@ class ProjectIndex:
         if cached is not None:
             return cached
         folders: list[Path] = []
-        here = self._resolve(Path(ctx.path))
+        here = self._resolve(self._file_path(ctx))
         if "sys.path" in ctx.source:
             names = {key_of(a.targets[0]): a.value for a in ctx.tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1}
             for entry in _path_entries(ctx):
@@ -208,6 +211,14 @@ class ProjectIndex:
         if folder not in self._under:
             self._under[folder] = next((root for root in self._roots if folder == root or root in folder.parents), None)
         return self._under[folder]
+
+    @staticmethod
+    def _file_path(ctx: FileContext) -> Path:
+        """``Path(ctx.path)``, one object per file: a key of the memos above, whose hash a Path computes once."""
+        found = ctx.__dict__.get("_index_path")
+        if found is None:
+            found = ctx.__dict__["_index_path"] = Path(ctx.path)
+        return found
 
     def _resolve(self, path: Path) -> Path:
         """``path.resolve()``, once per path of the run (the tree does not change while it is checked)."""
@@ -269,7 +280,7 @@ class ProjectIndex:
         (``from .resnet import *``)."""
         for node in importer.tree.body:
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
-                path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
+                path = self.module_file(self._file_path(importer), node.module or "", node.level, self.search_folders(importer))
                 target = self.context(path) if path is not None else None
                 if target is None or id(target) in seen:
                     continue
@@ -307,7 +318,7 @@ class ProjectIndex:
             module, attr = ".".join(p for p in (module, attr) if p), rest
         if "." in attr or not module and not level:
             return None
-        path = self.module_file(Path(importer.path), module, level, self.search_folders(importer))
+        path = self.module_file(self._file_path(importer), module, level, self.search_folders(importer))
         if path is not None and spelling.format(attr) not in self._text(path):
             if depth < 4 and "import" in self._text(path) and re.search(rf"\b{re.escape(attr)}\b", self._text(path)):
                 reexporter = self.context(path)  # `from .train_utils import train` in the package's __init__.py
