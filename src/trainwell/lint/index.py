@@ -43,8 +43,10 @@ class ProjectIndex:
         self._texts: dict[Path, str] = {p.resolve(): text for p, text in (texts or {}).items()}
         self._disk: dict[Path, bool] = {}
         self._real: dict[Path, Path] = {}  # path -> path.resolve(): a system call per component, asked per import
+        self._folders: dict[Path, Path] = {}  # importer -> its resolved folder
         self._besides: dict[tuple[Path, str], bool] = {}
         self._dependencies: Dependencies | None = None  # the tree's import edges, scanned on the first question
+        self._under: dict[Path, Path | None] = {}  # folder -> the first root it is or lies under
         # names a module of the tree can start with: an import whose first part is none of them (torch, numpy)
         # is outside the tree, known without a look at the disk
         self._heads = {p.stem for p in self._files} | {part for p in self._files for part in p.parent.parts}
@@ -78,7 +80,7 @@ class ProjectIndex:
         """Whether a module of the tree that ``ctx`` imports names from (and those it imports from, ``depth`` deep)
         says one of ``words``: where the loop model could find a helper with a training step. Modules are found
         as ``function`` finds them, from the import statements, without parsing."""
-        todo = [(Path(ctx.path).resolve(), self._imported_modules(ctx), depth)]
+        todo = [(self._resolve(self._file_path(ctx)), self._imported_modules(ctx), depth)]
         seen: set[Path] = set()
         extra = self.search_folders(ctx)
         while todo:
@@ -127,7 +129,9 @@ class ProjectIndex:
     def module_file(self, importer: Path, module: str, level: int = 0, extra: tuple[Path, ...] = ()) -> Path | None:
         """The file of the tree that ``import module`` names from the file ``importer``, or None (outside the tree);
         ``extra``: folders the importer put on ``sys.path`` (see :meth:`search_folders`)."""
-        here = self._resolve(importer).parent
+        here = self._folders.get(importer)
+        if here is None:
+            here = self._folders[importer] = self._resolve(importer).parent
         head = module.partition(".")[0]
         if not level and head not in self._heads and not self._beside(here, head) \
                 and not any(self._on_disk(f / f"{head}.py") or self._on_disk(f / head / "__init__.py") for f in extra):
@@ -164,7 +168,7 @@ class ProjectIndex:
         if cached is not None:
             return cached
         folders: list[Path] = []
-        here = Path(ctx.path).resolve()
+        here = self._resolve(self._file_path(ctx))
         if "sys.path" in ctx.source:
             names = {key_of(a.targets[0]): a.value for a in ctx.tree.body if isinstance(a, ast.Assign) and len(a.targets) == 1}
             for entry in _path_entries(ctx):
@@ -203,13 +207,28 @@ class ProjectIndex:
 
     def _beside_uncached(self, here: Path, head: str) -> bool:
         folder = here
-        while any(folder == root or root in folder.parents for root in self._roots):
+        while self._root_of(folder) is not None:
             if self._on_disk(folder / f"{head}.py") or self._on_disk(folder / head / "__init__.py"):
                 return True
             if any(folder == root for root in self._roots) or folder.parent == folder:
                 break
             folder = folder.parent
         return False
+
+    def _root_of(self, folder: Path) -> Path | None:
+        """The first checked root that is ``folder`` or a folder above it, once per folder (``Path.parents`` builds a
+        path per level, and each import asks for many candidates of the same folders)."""
+        if folder not in self._under:
+            self._under[folder] = next((root for root in self._roots if folder == root or root in folder.parents), None)
+        return self._under[folder]
+
+    @staticmethod
+    def _file_path(ctx: FileContext) -> Path:
+        """``Path(ctx.path)``, one object per file: a key of the memos above, whose hash a Path computes once."""
+        found = ctx.__dict__.get("_index_path")
+        if found is None:
+            found = ctx.__dict__["_index_path"] = Path(ctx.path)
+        return found
 
     def _resolve(self, path: Path) -> Path:
         """``path.resolve()``, once per path of the run (the tree does not change while it is checked)."""
@@ -223,8 +242,8 @@ class ProjectIndex:
         outside virtualenvs and installed packages."""
         known = self._disk.get(candidate)
         if known is None:
-            inside = next((root for root in self._roots if root in candidate.parents), None)
-            known = inside is not None and candidate.is_file() and not any(
+            inside = self._root_of(candidate.parent) if candidate.is_file() else None  # most candidates are missing: one stat
+            known = inside is not None and not any(
                 part in _NOT_SOURCES or part.startswith(".") for part in candidate.relative_to(inside).parts[:-1])
             self._disk[candidate] = known
         return known
@@ -271,7 +290,7 @@ class ProjectIndex:
         (``from .resnet import *``)."""
         for node in importer.tree.body:
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
-                path = self.module_file(Path(importer.path), node.module or "", node.level, self.search_folders(importer))
+                path = self.module_file(self._file_path(importer), node.module or "", node.level, self.search_folders(importer))
                 target = self.context(path) if path is not None else None
                 if target is None or id(target) in seen:
                     continue
@@ -309,7 +328,7 @@ class ProjectIndex:
             module, attr = ".".join(p for p in (module, attr) if p), rest
         if "." in attr or not module and not level:
             return None
-        path = self.module_file(Path(importer.path), module, level, self.search_folders(importer))
+        path = self.module_file(self._file_path(importer), module, level, self.search_folders(importer))
         if path is not None and spelling.format(attr) not in self._text(path):
             if depth < 4 and "import" in self._text(path) and re.search(rf"\b{re.escape(attr)}\b", self._text(path)):
                 reexporter = self.context(path)  # `from .train_utils import train` in the package's __init__.py

@@ -17,7 +17,7 @@ import ast
 
 from trainwell.lint import events as ev
 from trainwell.lint.callees import MAX_DEPTH, Callees, Env, Function
-from trainwell.lint.context import FileContext, key_of, method_name
+from trainwell.lint.context import FileContext, key_of, method_name, walk
 from trainwell.lint.dataflow import closed_call, scope_nodes, sealed
 from trainwell.lint.events import Event, Frame, calls_in_order, chained_mode, grad_of, is_periodic, subst_key, unwrap_iter
 from trainwell.lint.iteration import Queries
@@ -46,6 +46,19 @@ def _ends_the_run(body: list[ast.stmt]) -> bool:
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and key_of(last.value.func) in ("sys.exit", "exit", "quit")
 
 
+def _stored_names(stmt: ast.stmt) -> list[ast.Name]:
+    """The names ``stmt`` itself stores to (a compound statement: its loop target or ``as`` names only)."""
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        targets: list[ast.AST] = [stmt.target]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+    elif isinstance(stmt, (ast.If, ast.While, ast.Try, ast.Match)) or type(stmt).__name__ == "TryStar":
+        return []
+    else:
+        targets = [stmt]
+    return [node for target in targets for node in walk(target) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
+
+
 class Analysis(Callees, Queries, Ownership, ModeState):
     """Frames (loops) and events of one file, built once and shared by the rules."""
 
@@ -70,6 +83,7 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         self._memo: dict[int, bool] = {}
         self._optimizer_models: dict[str | None, set[str]] = {}
         self._ordered: dict[ast.AST, list[ast.Call]] = {}  # node -> calls_in_order(node)
+        self._stores: dict[ast.stmt, list[ast.Name]] = {}  # statement -> _stored_names(statement)
         self._build()
 
     # -- entry points --------------------------------------------------------
@@ -150,18 +164,12 @@ class Analysis(Callees, Queries, Ownership, ModeState):
 
     def _bind(self, stmt: ast.stmt, env: Env) -> None:
         """Record the names ``stmt`` binds (not inside the blocks of a compound statement: those bind as they are walked)."""
-        if isinstance(stmt, (ast.For, ast.AsyncFor)):
-            targets: list[ast.AST] = [stmt.target]
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
-        elif isinstance(stmt, (ast.If, ast.While, ast.Try, ast.Match)) or type(stmt).__name__ == "TryStar":
-            return
-        else:
-            targets = [stmt]
-        for target in targets:
-            for node in ast.walk(target):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and (key := subst_key(node, env.subst)):
-                    self.bound.add(key)
+        stores = self._stores.get(stmt)
+        if stores is None:  # a loop body is walked twice, a helper once per call site: find its stored names once
+            stores = self._stores[stmt] = _stored_names(stmt)
+        for node in stores:
+            if key := subst_key(node, env.subst):
+                self.bound.add(key)
 
     def _branches(self, node: ast.AST, branches: list[tuple[list[ast.stmt], bool]], env: Env, periodic: bool) -> None:
         conds, windows, ends, tests, before, bound = self.conds, self.periodic, self.ends, self.tests, self.modes, self.bound

@@ -43,6 +43,7 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "watch"})
 _ESCAPE = re.compile(r"^\s*(?:[%!]|[\w.]+\s*=\s*[%!](?!=)|\?|[\w.]+\?{1,2}\s*$)")
 _LINE_WORD = re.compile(r"\bline (\d+)\b")
 _LINES = re.compile(r"[^\n]*\n|[^\n]+")
+_HELP_OR_ASSIGNED, _LINE_FIRST = re.compile(r"\?|=[\s\\]*[%!]"), re.compile(r"[ \t\f]*[!?%,;/]")  # IPython's escapes (see _may_escape)
 _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
 
@@ -244,12 +245,40 @@ def code_lines(source: str) -> tuple[list[str], list[str]]:
 
 @functools.cache
 def _ipython_transformer() -> Any:
-    """IPython's TransformerManager, or None without IPython (imported once, on the first notebook)."""
+    """IPython's TransformerManager, or None without IPython (imported once, on the first notebook).
+
+    Its token pass (tokenize the cell, look for special syntax, repeat) is skipped for Python with none of IPython's
+    escape characters, where it can find nothing and its tokenizer raises nothing: most cells, and most of the time a
+    notebook takes.
+    """
     try:
         from IPython.core.inputtransformer2 import TransformerManager
     except ImportError:
         return None
-    return TransformerManager()
+    manager = TransformerManager()
+    token_pass = manager.do_token_transforms
+    manager.do_token_transforms = lambda lines: token_pass(lines) if _may_escape(lines) else lines
+    return manager
+
+
+def _may_escape(lines: list[str]) -> bool:
+    """Whether IPython's token pass may find something or raise: a ``?`` (``obj?``), a ``%`` or ``!`` after an ``=``
+    (``a = %time f()``, ``files = !ls``), a line whose first token is one of its ESCAPE_SINGLES (``!ls``, ``%time``,
+    ``,f a``), or indented text that does not compile (an unindent its tokenizer rejects). ``a % b`` and ``a != b``
+    are none."""
+    text = "".join(lines)
+    physical = text.splitlines()
+    if _HELP_OR_ASSIGNED.search(text) is not None or any(_LINE_FIRST.match(line) for line in physical):
+        return True
+    if not any(line.startswith((" ", "\t", "\f")) for line in physical):
+        return False  # no indentation: nothing its tokenizer can reject
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, "<cell>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
 
 
 def _cell_magic(lines: Sequence[str]) -> str | None:
@@ -396,9 +425,21 @@ def _line_indent(text: str, offset: int) -> str:
     return line[:len(line) - len(line.lstrip())]
 
 
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name}: read by _scan, as before")
+
+
+_SKIP = json.JSONDecoder(parse_constant=_no_constant)
+
+
 def _scan(text: str, pos: int, path: tuple[Any, ...], spans: dict[int, tuple[int, int]], lines_at: dict[int, list[int]]) -> int:
     """The end of the JSON value at ``pos``; records where each ``cells[i].source`` value lies (and where its items start)."""
     pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+    if not (len(path) <= 3 and path[:1] in ((), ("cells",)) and (len(path) < 3 or path[2] == "source")):
+        try:  # no cells[i].source inside (outputs, metadata): only its end is needed, which json's C scanner finds
+            return _SKIP.raw_decode(text, pos)[1]
+        except ValueError:
+            pass  # NaN or Infinity: read below, as before
     start = pos
     char = text[pos:pos + 1]
     is_source = len(path) == 3 and path[0] == "cells" and path[2] == "source"

@@ -59,15 +59,16 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
     """
     if not force and "torch" not in source and not (any(w in source for w in _LIBRARIES) and _TORCH_IMPORT.search(source)):
         return [], []
-    try:
-        with warnings.catch_warnings():  # the checked code's own warnings (invalid escapes) are not ours to print
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path)
-    except SyntaxError as error:
-        return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max(error.offset or 1, 1))]
-    except (ValueError, RecursionError, MemoryError) as error:
-        return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
     ctx = project.parsed(Path(path)) if project is not None else None  # already parsed as another file's helper
+    if ctx is None or ctx.source != source:  # the same text parsed once is not parsed again
+        try:
+            with warnings.catch_warnings():  # the checked code's own warnings (invalid escapes) are not ours to print
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source, filename=path)
+        except SyntaxError as error:
+            return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max(error.offset or 1, 1))]
+        except (ValueError, RecursionError, MemoryError) as error:
+            return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
     if ctx is None:
         ctx = CheckedFile(path, source, tree, target_version)
         ctx.project = project

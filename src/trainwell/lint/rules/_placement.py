@@ -234,6 +234,13 @@ def meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
     module class of the project whose code moves no input and whose ``forward`` passes that input (through reshapes,
     indexing, arithmetic) to a layer with parameters. Not when wrapped in ``DataParallel`` /
     ``DistributedDataParallel`` (they scatter the inputs to the devices)."""
+    memo = ctx.__dict__.setdefault("_meets_parameters", {})  # (key, index) -> answer: asked for each input of every forward event
+    if (key, index) not in memo:
+        memo[(key, index)] = _meets_parameters(ctx, key, index)
+    return memo[(key, index)]
+
+
+def _meets_parameters(ctx: FileContext, key: str | None, index: int) -> bool:
     role = ctx.role(key)
     if role is not None and role.node is None:  # known from usage only: follow `self.model = model.to(device)`
         sources = [ctx.role(key_of(strip_identity(a.value))) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key]
@@ -307,6 +314,13 @@ def _apart(ctx: FileContext, a: ast.AST, b: ast.AST) -> bool:
 def _input_meets(ctx: FileContext, cls: str, index: int, depth: int) -> bool:
     """Whether the class's ``forward`` takes its ``index``-th input to a layer with parameters, and nothing in the
     class moves an input (a move of a tensor it builds itself, ``torch.zeros(n).to(device)``, moves none)."""
+    memo = ctx.__dict__.setdefault("_input_meets", {})  # a class of a helper file is asked again from each file that builds it
+    if (cls, index, depth) not in memo:
+        memo[(cls, index, depth)] = _class_input_meets(ctx, cls, index, depth)
+    return memo[(cls, index, depth)]
+
+
+def _class_input_meets(ctx: FileContext, cls: str, index: int, depth: int) -> bool:
     node = ctx.classes.get(cls)
     if node is None or depth > 3 or _moves_inputs(ctx, node):
         return False

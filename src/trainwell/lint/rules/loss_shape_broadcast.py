@@ -38,7 +38,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for call, loss, first, scope in loss_calls(ctx, _LOSSES):
         target = call.args[1] if len(call.args) > 1 else kwarg(call, "target")
         yield from _compare(ctx, call, loss, first, target, scope)
-    for node in ctx.nodes:
+    for node in ctx.calls:  # a hand-written error is a call (`.mean()`): the file's calls, not its every node
         pair = _hand_written(node)
         if pair is not None:
             scope = _scope_of(ctx, node)
