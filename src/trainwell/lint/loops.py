@@ -175,8 +175,9 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         conds, windows, ends, tests, before, bound = self.conds, self.periodic, self.ends, self.tests, self.modes, self.bound
         before_ran, outcomes_ran = self.ran, []
         outcomes, binds = [], []
+        frozen_before, frozen_after = self.frozen, []
         for index, (body, _) in enumerate(branches):
-            self.modes, self.bound, self.ran = dict(before), set(bound), dict(before_ran)
+            self.modes, self.bound, self.ran, self.frozen = dict(before), set(bound), dict(before_ran), set(frozen_before)
             cond = (id(node), index == 0) if len(branches) == 2 else (id(node) * 1000 + index, True)
             self.conds = conds + (cond,)
             self.periodic = windows + ((node,) if periodic and index == 0 else ())  # type: ignore[operator]
@@ -184,11 +185,13 @@ class Analysis(Callees, Queries, Ownership, ModeState):
             self.tests = tests + (((node, index == 0),) if isinstance(node, ast.If) else ())  # type: ignore[operator]
             self._block(body, env)
             if not _ends_the_run(body):  # `else: assert False`, `raise ...`: nothing after the `if` sees this branch
+                frozen_after.append(self.frozen)
                 outcomes.append(self.modes)
                 outcomes_ran.append(self.ran)
                 binds.append(self.bound)
         self.conds, self.periodic, self.ends, self.tests = conds, windows, ends, tests
         self.bound = set(bound).union(*binds)
+        self.frozen = set.intersection(*frozen_after) if frozen_after else frozen_before  # frozen on every path only
         if not outcomes:
             self.modes, self.ran = before, before_ran
             return
@@ -252,8 +255,12 @@ class Analysis(Callees, Queries, Ownership, ModeState):
                 self._emit(ev.STEP, stmt, model, env, via=ev.MANUAL)  # `p -= lr * p.grad`
 
     def _freeze(self, model: str | None, frozen: bool) -> None:
-        if model is not None:
-            (self.frozen.add if frozen else self.frozen.discard)(model)
+        if model is None:
+            return
+        if frozen:
+            self.frozen.add(model)
+        else:  # `model.fc.requires_grad_(True)` after freezing `model`: neither is all frozen any more
+            self.frozen -= {k for k in self.frozen if k == model or model.startswith(k + ".")}
 
     def _all_parameters_of(self, target: ast.Attribute, env: Env) -> str | None:
         """``M`` for ``p.requires_grad = ...`` in ``for p in M.parameters():`` with no ``if`` between, else None."""
