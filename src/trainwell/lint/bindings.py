@@ -41,10 +41,7 @@ class Bindings:
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
-        self.parent: dict[int, ast.AST] = {}
-        for node in [ctx.tree, *ctx.nodes]:
-            for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
+        self.parent = ctx.parents  # the file's one parents map (FileContext builds it once)
         self._assignments: dict[tuple[int, str], tuple[list[ast.AST], bool]] = {}
         self._calls: dict[str, list[ast.Call] | None] = {}
         self._declared = {n for node in ctx.nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}

@@ -281,9 +281,7 @@ def _compatible(ctx: FileContext, assign: ast.AST, use: ast.AST, scope: ast.AST)
 
 def _guards(ctx: FileContext, node: ast.AST) -> set[tuple[str, bool]]:
     """(the test, True for its body) of every ``if`` statement around ``node``."""
-    parents = ctx.__dict__.get("_tw305_parents")
-    if parents is None:
-        parents = ctx.__dict__["_tw305_parents"] = {id(c): n for n in ctx.nodes for c in ast.iter_child_nodes(n)}
+    parents = ctx.parents
     found, child, parent = set(), node, parents.get(id(node))
     while parent is not None:
         if isinstance(parent, ast.If) and child is not parent.test:
