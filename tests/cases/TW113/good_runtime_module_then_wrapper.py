@@ -13,6 +13,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 
 def worker(rank, world_size, store):
+    torch.set_num_threads(1)  # one CPU thread per rank (and no OpenMP team inherited through fork)
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size)
     torch.manual_seed(0)
     ddp = DistributedDataParallel(nn.Linear(6, 1))
