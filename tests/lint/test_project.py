@@ -425,3 +425,26 @@ def test_a_method_of_another_file_s_class_called_under_no_grad_is_clean(tmp_path
         "        solver.test()", "        with torch.no_grad():\n            solver.test()"))
     (root / "engine.py").rename(root / "solver.py")
     assert [f for f in run([root]).findings if f.code == "TW203"] == []
+
+
+def test_a_loader_returned_by_a_name_the_imported_module_does_not_define_is_unknown_not_an_error(tmp_path):
+    """TW305 follows a loader unpacked from another module's helper; a name that module binds without a `def`
+    (made by a factory here) is unknown: the file is checked without an internal error."""
+    (tmp_path / "helpers.py").write_text("def _factory():\n    return lambda size: ([], [])\n\n\nload_data = _factory()\n")
+    (tmp_path / "main.py").write_text(textwrap.dedent('''
+        import torch
+        import torch.nn.functional as F
+        from torch import nn
+        import helpers
+
+        model = nn.Sequential(nn.Conv2d(1, 4, 5, padding=2), nn.Flatten(), nn.LazyLinear(10))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        train_iter, test_iter = helpers.load_data(32)
+        for X, y in train_iter:
+            loss = F.cross_entropy(model(X), y.view(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    '''))
+    result = run([tmp_path])
+    assert result.problems == [] and result.findings == []

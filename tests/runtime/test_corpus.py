@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import multiprocessing
 import re
 import runpy
 import sys
@@ -50,6 +51,10 @@ def case_files() -> list[Path]:
 
 def run_watched(path: Path, select: list[str] | None = None) -> watch:
     """Run ``path`` as `python path` would, inside one watch(); return the watch."""
+    # Cases that start ranks use forkserver: a fresh server process forks them, so no thread of this long-lived test
+    # process (an OpenMP team, a gloo loop left by an earlier test) is inherited mid-lock. Preloading torch and the
+    # watcher there saves each rank their import.
+    multiprocessing.set_forkserver_preload(["torch", "trainwell.runtime.children"])
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [str(path)]
     sys.path.insert(0, str(path.parent))
@@ -61,6 +66,8 @@ def run_watched(path: Path, select: list[str] | None = None) -> watch:
         assert not stop.code, f"{path} exited with {stop.code}"
     finally:
         sys.argv[:], sys.path[:] = saved_argv, saved_path
+        for rank in multiprocessing.active_children():  # a rank stuck after a failure must not outlive its case
+            rank.kill()
     return w
 
 

@@ -12,7 +12,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 
 def worker(rank, world_size, store):
-    torch.set_num_threads(1)  # one CPU thread per rank (and no OpenMP team inherited through fork)
+    torch.set_num_threads(1)  # one CPU thread per rank: two ranks share the cores
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world_size)
     torch.manual_seed(0)
     ddp = DistributedDataParallel(nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 1)))
@@ -32,6 +32,6 @@ def worker(rank, world_size, store):
 if __name__ == "__main__":
     folder = tempfile.mkdtemp()
     try:
-        mp.start_processes(worker, args=(2, os.path.join(folder, "store")), nprocs=2, start_method="fork")
+        mp.start_processes(worker, args=(2, os.path.join(folder, "store")), nprocs=2, start_method="forkserver")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

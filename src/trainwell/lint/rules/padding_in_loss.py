@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from trainwell.diagnostic import Finding
+from trainwell.lint.constants import values
 from trainwell.lint.context import (
     FileContext,
     key_of,
@@ -55,25 +56,117 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if reduction == "none":
             continue
         found = _pad_value(ctx, target, scope, call.lineno, 0)
-        if found is None or found[0] == ignore:
+        if found is not None and found[0] == ignore:
             continue
-        value, pad = found
-        home = ctx.home(pad)
-        where = f"line {pad.lineno}" if home is ctx else f"{Path(home.path).name}:{pad.lineno}"  # type: ignore[attr-defined]
+        if found is not None:
+            value, pad = found
+            home = ctx.home(pad)
+            where = f"line {pad.lineno}" if home is ctx else f"{Path(home.path).name}:{pad.lineno}"  # type: ignore[attr-defined]
+            evidence = f"are padded with {value} (`{ctx.snippet(pad, 40)}`, {where})"
+        elif (masked := _padding_mask(ctx, target, scope, call.lineno, ignore, source or call)) is not None:
+            value, pad = masked
+            evidence = f"hold padding {value if value.lstrip('-').isdigit() else f'`{value}`'}: line {pad.lineno} masks " \
+                       f"it out (`{ctx.snippet(pad, 40)}`)"
+        else:
+            continue
         effect = (f"every padding position is trained as a real class {value}, and padding dominates the loss of short sequences"
                   if _backpropagates(ctx, scope) else
                   f"every padding position counts as a real class {value}, so the reported loss is dominated by padding for short sequences")
         yield ctx.finding(
             CODE, call,
-            f"`{ctx.snippet(call)}`: the targets `{ctx.snippet(target)}` are padded with {value} "
-            f"(`{ctx.snippet(pad, 40)}`, {where}) but {loss} ignores only {ignore}: {effect}.",
+            f"`{ctx.snippet(call)}`: the targets `{ctx.snippet(target)}` {evidence} but {loss} ignores only {ignore}: {effect}.",
             f"Pad the targets with {ignore} (padding_value={ignore}), or pass ignore_index={value} to {loss}.",
         )
 
 
+def _padding_mask(ctx: FileContext, target: ast.expr, scope: ast.AST, line: int, ignore: int,
+                  source: ast.Call) -> tuple[str, ast.AST] | None:
+    """(the padding value as written, the comparison) when the function holding the loss masks the padding of the
+    very targets it hands the loss: ``non_pad_mask = gold.ne(trg_pad_idx)`` beside ``F.cross_entropy(pred, gold)``.
+
+    The code itself says the targets hold padding: the value compared is named as padding (``pad_idx``,
+    ``PAD``), or the mask is (``pad_mask = y == 0``). Silent when the targets are changed in place (``y[y == pad] =
+    -100`` replaces the padding), when the value may be the ignored one, and for names that by convention hold -100
+    (``label_pad_token_id``, ``IGNORE_INDEX``)."""
+    node = target
+    while isinstance(node, ast.Call) and method_name(node) in _KEEP and not ctx.call_name(node):
+        node = node.func.value  # type: ignore[attr-defined]
+    if not isinstance(node, ast.Name) or _changed_in_place(ctx, scope, node.id):
+        return None
+    defs = {id(v) for v in reaching(ctx, scope, node.id, line)}
+    for compare in ctx.members(scope):
+        pair = _compared(ctx, compare, node.id)
+        if pair is None or {id(v) for v in reaching(ctx, scope, node.id, compare.lineno)} != defs:  # type: ignore[attr-defined]
+            continue
+        written = ctx.snippet(pair)
+        parent = ctx.parents.get(id(compare))
+        mask = key_of(parent.targets[0]) if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+        if "pad" not in written.lower() and "pad" not in (mask or "").lower():
+            continue
+        if any(word in written.lower() for word in ("label", "ignore", "-100")):
+            continue
+        known = values(ctx, pair)
+        if known is not None:
+            if len(known) == 1 and isinstance(value := next(iter(known)), int) and not isinstance(value, bool) and value != ignore:
+                return str(value), compare
+            continue
+        if kwarg(source, "ignore_index") is None:  # the default -100: a padding index of a vocabulary is not negative
+            return written, compare
+    return None
+
+
+def _compared(ctx: FileContext, node: ast.AST, name: str) -> ast.expr | None:
+    """What ``name`` is compared with for (in)equality in ``node``: ``name.ne(v)``, ``name != v``, ``torch.eq(name, v)``."""
+    def base(expr: ast.expr) -> str | None:
+        while isinstance(expr, ast.Call) and method_name(expr) in _KEEP and not ctx.call_name(expr):
+            expr = expr.func.value  # type: ignore[attr-defined]
+        return expr.id if isinstance(expr, ast.Name) else None
+
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = node.left, node.comparators[0]
+    elif isinstance(node, ast.Call) and method_name(node) in ("ne", "eq") and len(node.args) == 1 and not ctx.call_name(node):
+        left, right = node.func.value, node.args[0]  # type: ignore[attr-defined]
+    elif isinstance(node, ast.Call) and ctx.call_name(node) in ("torch.ne", "torch.eq") and len(node.args) == 2:
+        left, right = node.args
+    else:
+        return None
+    if base(right) == name:
+        left, right = right, left
+    if base(left) != name or not isinstance(right, (ast.Name, ast.Attribute, ast.Constant, ast.UnaryOp)) or base(right) == name:
+        return None
+    return right
+
+
+def _changed_in_place(ctx: FileContext, scope: ast.AST, name: str) -> bool:
+    """Whether ``scope`` writes into ``name`` (``y[mask] = -100``, ``y.masked_fill_(...)``)."""
+    for node in ctx.members(scope):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                and node.value.id == name:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_") \
+                and not node.func.attr.startswith("_") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            return True
+    return False
+
+
 def _backpropagates(ctx: FileContext, scope: ast.AST) -> bool:
-    """Whether the function holding the loss (or the module) calls ``backward()``: the loss trains, not only reports."""
-    return any(isinstance(n, ast.Call) and method_name(n) in ("backward", "manual_backward") for n in ctx.members(scope))
+    """Whether the function holding the loss (or the module), or a function of the file that calls it (a few levels
+    up), calls ``backward()``: the loss trains, not only reports (``loss = compute_loss(...)``, ``loss.backward()``)."""
+    def calls_backward(where: ast.AST) -> bool:
+        return any(isinstance(n, ast.Call) and method_name(n) in ("backward", "manual_backward") for n in ctx.members(where))
+
+    seen: set[int] = set()
+    todo = [scope]
+    while todo and len(seen) < 8:  # the callers of the callers, a few levels up
+        where = todo.pop()
+        if id(where) in seen:
+            continue
+        seen.add(id(where))
+        if calls_backward(where):
+            return True
+        name = getattr(where, "name", None)
+        todo += [scope_of(ctx, c) for c in ctx.calls if name is not None and key_of(c.func) == name]
+    return False
 
 
 def _branch_losses(ctx: FileContext) -> Iterator[tuple[ast.Call, str, ast.AST, ast.Call]]:
@@ -313,7 +406,10 @@ def _loader(ctx: FileContext, iterable: ast.expr) -> tuple[FileContext, ast.Call
     names = [key_of(e) for e in unpacks[0].targets[0].elts]
     index, func = names.index(key), unpacks[0].value.func
     fn = ctx.functions.get(key_of(func) or "")
-    home, fn = (ctx, fn) if fn is not None else ctx.project.function(ctx, func) if ctx.project is not None else (None, None)  # type: ignore[assignment,misc]
+    found = (ctx, fn) if fn is not None else ctx.project.function(ctx, func) if ctx.project is not None else None
+    if found is None:
+        return None
+    home, fn = found
     if fn is None:
         return None
     made: list[ast.expr] = []
