@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
+import textwrap
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -522,7 +523,8 @@ class RoleIndex:
         cls = self.classes.get(name)
         if cls is None or name in seen:
             return False
-        if _MODE_LAYERS.search(_mode_text(cls)):
+        written = "\n".join(self.lines[cls.lineno - 1:cls.end_lineno])
+        if _MODE_LAYERS.search(written) and _MODE_LAYERS.search(_mode_text(cls, written)):  # most classes name none
             return True
         calls = [n for n in walk(cls) if isinstance(n, ast.Call)]
         used = {key_of(n.func) for n in calls} | {key_of(b) for b in cls.bases}
@@ -541,7 +543,7 @@ class RoleIndex:
         return False
 
 
-def _mode_text(cls: ast.ClassDef) -> str:
+def _mode_text(cls: ast.ClassDef, written: str) -> str:
     """The class's code as the mode-layer search reads it: without docstrings, and without what a ``dropout`` (or
     ``batch_norm``...) parameter whose default is off (0, None, False) decides, since the default builds no such layer
     (``def __init__(self, ..., dropout=0.0)``, ``nn.Dropout(dropout) if dropout > 0 else None``, ``if self.dropout:``,
@@ -589,7 +591,11 @@ def _mode_text(cls: ast.ClassDef) -> str:
         def visit_keyword(self, node: ast.keyword) -> ast.AST | None:
             return None if key_of(node.value) in off else self.generic_visit(node)
 
-    stripped = Strip().visit(copy.deepcopy(cls))
+    try:  # a fresh tree to rewrite: parsing the class's own text costs a fraction of a deep copy
+        fresh = ast.parse(textwrap.dedent(written)).body[0]
+    except (SyntaxError, IndexError):  # a line indented less than the class (a multi-line string)
+        fresh = copy.deepcopy(cls)
+    stripped = Strip().visit(fresh)
     return ast.unparse(ast.fix_missing_locations(stripped))
 
 

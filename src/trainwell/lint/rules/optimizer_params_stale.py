@@ -18,6 +18,7 @@ from typing import Iterator
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
 from trainwell.lint.dataflow import scope_nodes
+from trainwell.lint.syntax import walk
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
 
@@ -70,10 +71,17 @@ def _held_modules(ctx: FileContext, scope: ast.AST, built: ast.Assign) -> set[st
     parameter groups a name of it was assigned before, in the same function (``params = [{"params":
     model.fc.parameters()}, ...]``)."""
     names = {n.id for n in ast.walk(built.value) if isinstance(n, ast.Name)}
-    sources = [built.value] + [n.value for n in scope_nodes(ctx, scope) if isinstance(n, ast.Assign) and n.lineno < built.lineno
-                               and any(key_of(t) in names for t in n.targets)]
-    return {key_of(c.func.value) for source in sources for c in ast.walk(source)  # type: ignore[attr-defined]
-            if isinstance(c, ast.Call) and method_name(c) in ("parameters", "named_parameters")} - {None}
+    cache = ctx.__dict__.setdefault("_tw109_assigns", {})  # asked per optimizer: the scope's assignments listed once
+    assigns = cache.get(id(scope))
+    if assigns is None:
+        assigns = cache[id(scope)] = [(n, {key_of(t) for t in n.targets}) for n in scope_nodes(ctx, scope) if isinstance(n, ast.Assign)]
+    sources = [built.value] + [n.value for n, keys in assigns if n.lineno < built.lineno and not keys.isdisjoint(names)]
+    owners = ctx.__dict__.setdefault("_tw109_owners", {})  # keyed by the node itself: it stays alive, its id its own
+    for source in sources:
+        if source not in owners:
+            owners[source] = {key_of(c.func.value) for c in walk(source)  # type: ignore[attr-defined]
+                              if isinstance(c, ast.Call) and method_name(c) in ("parameters", "named_parameters")}
+    return set().union(*(owners[source] for source in sources)) - {None}
 
 
 def _after(ctx: FileContext, opt_scope: ast.AST, line: int, scope: ast.AST, here: int) -> bool:

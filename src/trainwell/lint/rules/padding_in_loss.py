@@ -91,19 +91,14 @@ def _padding_mask(ctx: FileContext, target: ast.expr, scope: ast.AST, line: int,
     node = target
     while isinstance(node, ast.Call) and method_name(node) in _KEEP and not ctx.call_name(node):
         node = node.func.value  # type: ignore[attr-defined]
-    if not isinstance(node, ast.Name) or _changed_in_place(ctx, scope, node.id):
+    if not isinstance(node, ast.Name):
+        return None
+    candidates = [(compare, pair, written) for name, compare, pair, written in _padding_compares(ctx, scope) if name == node.id]
+    if not candidates or _changed_in_place(ctx, scope, node.id):
         return None
     defs = {id(v) for v in reaching(ctx, scope, node.id, line)}
-    for compare in ctx.members(scope):
-        pair = _compared(ctx, compare, node.id)
-        if pair is None or {id(v) for v in reaching(ctx, scope, node.id, compare.lineno)} != defs:  # type: ignore[attr-defined]
-            continue
-        written = ctx.snippet(pair)
-        parent = ctx.parents.get(id(compare))
-        mask = key_of(parent.targets[0]) if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
-        if "pad" not in written.lower() and "pad" not in (mask or "").lower():
-            continue
-        if any(word in written.lower() for word in ("label", "ignore", "-100")):
+    for compare, pair, written in candidates:
+        if {id(v) for v in reaching(ctx, scope, node.id, compare.lineno)} != defs:  # type: ignore[attr-defined]
             continue
         known = values(ctx, pair)
         if known is not None:
@@ -115,8 +110,27 @@ def _padding_mask(ctx: FileContext, target: ast.expr, scope: ast.AST, line: int,
     return None
 
 
-def _compared(ctx: FileContext, node: ast.AST, name: str) -> ast.expr | None:
-    """What ``name`` is compared with for (in)equality in ``node``: ``name.ne(v)``, ``name != v``, ``torch.eq(name, v)``."""
+def _padding_compares(ctx: FileContext, scope: ast.AST) -> list[tuple[str, ast.AST, ast.expr, str]]:
+    """(name, comparison, value, value as written) for each (in)equality test in ``scope`` of a name with a value
+    that is named as padding, or whose result is (``gold.ne(trg_pad_idx)``, ``pad_mask = y == 0``); once per scope."""
+    cache = ctx.__dict__.setdefault("_tw305_compares", {})
+    found = cache.get(id(scope))
+    if found is None:
+        found = cache[id(scope)] = []
+        for node in ctx.members(scope):
+            for name, value in _compared(ctx, node):
+                written = ctx.snippet(value)
+                parent = ctx.parents.get(id(node))
+                mask = key_of(parent.targets[0]) if isinstance(parent, ast.Assign) and len(parent.targets) == 1 else None
+                if ("pad" in written.lower() or "pad" in (mask or "").lower()) \
+                        and not any(word in written.lower() for word in ("label", "ignore", "-100")):
+                    found.append((name, node, value, written))
+    return found
+
+
+def _compared(ctx: FileContext, node: ast.AST) -> list[tuple[str, ast.expr]]:
+    """(name, what it is compared with) for an (in)equality test ``node``, either way round: ``name.ne(v)``,
+    ``name != v``, ``torch.eq(name, v)`` (through reshapes of ``name``)."""
     def base(expr: ast.expr) -> str | None:
         while isinstance(expr, ast.Call) and method_name(expr) in _KEEP and not ctx.call_name(expr):
             expr = expr.func.value  # type: ignore[attr-defined]
@@ -129,12 +143,13 @@ def _compared(ctx: FileContext, node: ast.AST, name: str) -> ast.expr | None:
     elif isinstance(node, ast.Call) and ctx.call_name(node) in ("torch.ne", "torch.eq") and len(node.args) == 2:
         left, right = node.args
     else:
-        return None
-    if base(right) == name:
-        left, right = right, left
-    if base(left) != name or not isinstance(right, (ast.Name, ast.Attribute, ast.Constant, ast.UnaryOp)) or base(right) == name:
-        return None
-    return right
+        return []
+    found = []
+    for one, other in ((left, right), (right, left)):
+        name = base(one)
+        if name is not None and isinstance(other, (ast.Name, ast.Attribute, ast.Constant, ast.UnaryOp)) and base(other) != name:
+            found.append((name, other))
+    return found
 
 
 def _changed_in_place(ctx: FileContext, scope: ast.AST, name: str) -> bool:
@@ -362,8 +377,11 @@ def _compatible(ctx: FileContext, assign: ast.AST, use: ast.AST, scope: ast.AST)
     """Whether the assignment can reach ``use``: not when both sit under ``if`` statements of ``scope`` with the same
     test, one in the body and the other in the ``else``, and nothing in ``scope`` assigns what that test reads."""
     mine, theirs = _guards(ctx, assign), _guards(ctx, use)
-    assigned = {key_of(t) for n in ctx.members(scope) if isinstance(n, (ast.Assign, ast.AugAssign))
-                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])}
+    cache = ctx.__dict__.setdefault("_tw305_assigned", {})
+    assigned = cache.get(id(scope))
+    if assigned is None:
+        assigned = cache[id(scope)] = {key_of(t) for n in ctx.members(scope) if isinstance(n, (ast.Assign, ast.AugAssign))
+                                       for t in (n.targets if isinstance(n, ast.Assign) else [n.target])}
     for test, branch in mine:
         if (test, not branch) in theirs:
             node = next(n for n in ctx.members(scope) if isinstance(n, ast.If) and ast.dump(n.test) == test)
