@@ -16,6 +16,7 @@ from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import scope_nodes
 from trainwell.lint.events import grad_of
+from trainwell.lint.syntax import walk
 
 MAX_DEPTH = 4
 _EVENT_METHODS = {"backward", "zero_grad", "step", "eval", "train", "clip_grad_norm_", "clip_grad_value_", "unscale_",
@@ -61,7 +62,7 @@ def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
             stored = [node.value]
         else:
             continue
-        if any(isinstance(n, ast.Name) and n.id in params - {"self"} for a in stored for n in ast.walk(a)):
+        if any(isinstance(n, ast.Name) and n.id in params - {"self"} for a in stored for n in walk(a)):
             return True
     return False
 
@@ -224,7 +225,7 @@ class Callees:
         found: list[tuple[object, Function]] = []
         for name, method in self.ctx.methods[cls].items():
             params = [a.arg for a in method.args.args[1:]]
-            for node in ast.walk(method):
+            for node in walk(method):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(target := node.targets[0], ast.Subscript) \
                         and key_of(target.value) == table and isinstance(target.slice, ast.Name) and isinstance(node.value, ast.Name) \
                         and target.slice.id in params and node.value.id in params:
@@ -277,7 +278,7 @@ class Callees:
             scope = file.parents.get(id(assign))  # the function whose own body holds the assignment, if any
             scope = scope if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
             params = {a.arg for a in scope.args.args + scope.args.kwonlyargs} if scope is not None else set()
-            for node in ast.walk(value):
+            for node in walk(value):
                 key = key_of(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
                 if key is None:
                     continue

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 
 from trainwell.lint.bindings import Function, bindings, parameters
 from trainwell.lint.context import FileContext
-from trainwell.lint.syntax import argument_for
+from trainwell.lint.syntax import argument_for, walk
 
 MAX_DEPTH = 12  # steps of following names, calls and items: beyond them, unknown
 MAX_VALUES = 16  # more possible values than this: unknown
@@ -277,7 +277,7 @@ class _Evaluation:
         a call's arguments run before it): every other use that may run first reads an item or sets another constant
         key (no method call, no alias, not passed on), and no nested function or lambda sees the name."""
         own = [n for n in self.ctx.members(scope) if isinstance(n, ast.Name) and n.id == name.id]
-        if len(own) != sum(isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(scope)):
+        if len(own) != sum(isinstance(n, ast.Name) and n.id == name.id for n in walk(scope)):
             raise _Unknown
         for use in own:
             if use is not name and isinstance(use.ctx, ast.Load) and self.names.may_precede(use, read, scope, overlap=True):

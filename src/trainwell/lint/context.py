@@ -281,7 +281,7 @@ class FileContext(RoleIndex):
 
     def encloses(self, outer: ast.AST, node: ast.AST) -> bool:
         """Whether ``node`` is ``outer`` or inside it, in whichever file of the project they are: ``any(n is node for n in
-        ast.walk(outer))``, climbing from ``node`` instead of walking all of ``outer``."""
+        walk(outer))``, climbing from ``node`` instead of walking all of ``outer``."""
         parents = self.home(node).parents
         while node is not None:
             if node is outer:

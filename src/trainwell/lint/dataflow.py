@@ -200,7 +200,7 @@ def instance_attributes(ctx: FileContext, receiver: ast.expr, name: str) -> list
         return []
     found: list[tuple[ast.AST, ast.expr]] = []
     for home, cls in _instance_classes(ctx, key):
-        assigned = [(m, n.value) for m in home.methods.get(cls, {}).values() for n in ast.walk(m)
+        assigned = [(m, n.value) for m in home.methods.get(cls, {}).values() for n in walk(m)
                     if isinstance(n, ast.Assign) and any(key_of(t) == f"self.{name}" for t in n.targets)]
         if not assigned:
             return []
@@ -552,14 +552,14 @@ class Graph:
         whatever built it. An iterable that is itself a model, or of modules, feeds no model this way."""
         if self._model_call_in(loop.iter):
             return False
-        derived = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        derived = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
         body = [n for stmt in loop.body for n in walk(stmt)]
         for node in body:  # `x, y = x.to(device), y.to(device)`, `images = batch["image"]`: still the batch
             if isinstance(node, ast.Assign) and not self._model_call_in(node.value) \
-                    and any(isinstance(n, ast.Name) and n.id in derived for n in ast.walk(node.value)):
-                derived |= {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                    and any(isinstance(n, ast.Name) and n.id in derived for n in walk(node.value)):
+                derived |= {n.id for t in node.targets for n in walk(t) if isinstance(n, ast.Name)}
         return any(isinstance(node, ast.Call) and self._model_call(node)
-                   and any(isinstance(n, ast.Name) and n.id in derived for a in node.args for n in ast.walk(a)) for node in body)
+                   and any(isinstance(n, ast.Name) and n.id in derived for a in node.args for n in walk(a)) for node in body)
 
     def _model_call_in(self, node: ast.AST) -> bool:
         return any(isinstance(n, ast.Call) and self._model_call(n) or isinstance(n, ast.Name) and self.ctx.is_model(n.id)

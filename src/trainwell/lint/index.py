@@ -21,7 +21,7 @@ from trainwell.lint.context import FileContext
 from trainwell.lint.dependencies import Dependencies
 from trainwell.lint.discover import SKIP_DIRS
 from trainwell.lint.facts import CheckedFile
-from trainwell.lint.syntax import key_of
+from trainwell.lint.syntax import key_of, walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _NOT_SOURCES = SKIP_DIRS | {"dist-packages", "__pycache__"}
@@ -359,7 +359,7 @@ def _path_entries(ctx: FileContext) -> list[ast.expr]:
         if not (isinstance(func, ast.Attribute) and func.attr in ("insert", "append") and key_of(func.value) == "sys.path" and call.args):
             continue
         entry = call.args[-1]
-        owner = next((fn for fn in ctx.functions.values() if any(n is call for n in ast.walk(fn))), None)
+        owner = next((fn for fn in ctx.functions.values() if any(n is call for n in walk(fn))), None)
         params = [a.arg for a in owner.args.args] if owner is not None else []
         if isinstance(entry, ast.Name) and entry.id in params:
             index = params.index(entry.id)

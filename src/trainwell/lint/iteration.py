@@ -12,6 +12,7 @@ from functools import cached_property
 
 from trainwell.lint import events as ev
 from trainwell.lint.events import Event, Frame
+from trainwell.lint.syntax import walk
 
 
 class Queries:
@@ -173,7 +174,7 @@ def _loop_binding(name: str, event: Event, other: Event, tests: tuple[ast.If, ..
         loop = frame.node
         if isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name) and loop.target.id == name \
                 and other.inside(frame):
-            inner = [n for stmt in loop.body for n in ast.walk(stmt)]
+            inner = [n for stmt in loop.body for n in walk(stmt)]
             keeps = all(any(n is t for n in inner) for t in tests) and not any(
                 isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)) for n in inner)
             return loop if keeps else None
@@ -214,11 +215,11 @@ def steady(ctx, test: ast.expr, loops: list[ast.AST]) -> bool:
     a value (:func:`_touched`): a store to it or to a part of it, a ``global`` declaration, a parameter of that name,
     a method call on it or a call it is passed to. Such a test takes the same branch in every iteration of a loop
     around it, the last one too."""
-    inner = {id(n.value) for n in ast.walk(test) if isinstance(n, (ast.Attribute, ast.Subscript))}
-    reads = {_path(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and id(n) not in inner}
+    inner = {id(n.value) for n in walk(test) if isinstance(n, (ast.Attribute, ast.Subscript))}
+    reads = {_path(n) for n in walk(test) if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and id(n) not in inner}
     if None in reads:
         return False
-    if not reads or any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(test)):
+    if not reads or any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in walk(test)):
         return False
     if not {r.partition(".")[0] for r in reads} <= _module_names(ctx):
         return False
@@ -229,7 +230,7 @@ def steady(ctx, test: ast.expr, loops: list[ast.AST]) -> bool:
 def _touched_in(ctx, loop: ast.AST) -> set[str]:
     cache = ctx.__dict__.setdefault("_steady_loops", {})
     if id(loop) not in cache:
-        cache[id(loop)] = {path for n in ast.walk(loop) for path in _touched(n)}
+        cache[id(loop)] = {path for n in walk(loop) for path in _touched(n)}
     return cache[id(loop)]
 
 
@@ -242,7 +243,7 @@ def _module_names(ctx) -> set[str]:
     cached = ctx.__dict__.get("_steady_module_names")
     if cached is None:
         cached = {n.id for stmt in ctx.tree.body if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                  for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                  for n in walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         ctx.__dict__["_steady_module_names"] = cached
     return cached
 
@@ -251,9 +252,9 @@ def _touched_in_functions(ctx) -> set[str]:
     cached = ctx.__dict__.get("_steady_touched")
     if cached is None:
         cached = set()
-        for fn in (n for n in ast.walk(ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))):
-            cached |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
-            cached |= {path for n in ast.walk(fn) for path in _touched(n)}
+        for fn in (n for n in walk(ctx.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))):
+            cached |= {a.arg for a in walk(fn.args) if isinstance(a, ast.arg)}
+            cached |= {path for n in walk(fn) for path in _touched(n)}
         ctx.__dict__["_steady_touched"] = cached
     return cached
 

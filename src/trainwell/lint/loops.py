@@ -116,7 +116,7 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         self.ran = {}
         self.frozen = set()
         arguments = getattr(scope, "args", None)
-        self.bound = {a.arg for a in (ast.walk(arguments) if arguments is not None else []) if isinstance(a, ast.arg)}
+        self.bound = {a.arg for a in (walk(arguments) if arguments is not None else []) if isinstance(a, ast.arg)}
         self._block(body, Env({}, scope, cls, (scope,)))
 
     # -- statements ------------------------------------------------------------
@@ -278,7 +278,7 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         name = key_of(param)
         if name is None or key_of(target) not in (name, f"{name}.data"):
             return None
-        if not any(isinstance(n, ast.Attribute) and n.attr == "grad" and key_of(n.value) == name for n in ast.walk(value)):
+        if not any(isinstance(n, ast.Attribute) and n.attr == "grad" and key_of(n.value) == name for n in walk(value)):
             return None
         return subst_key(loop.iter.func.value, env.subst)  # type: ignore[attr-defined]
 

@@ -96,7 +96,7 @@ def _last_listed(ctx: FileContext, call: ast.Call, listed: ast.expr) -> ast.expr
     members = sorted((n for n in ctx.members(fn) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset)) if fn is not None else []
     for node in members:
         changes = isinstance(node, (ast.Assign, ast.AugAssign)) and listed.id in {
-            n.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) for n in ast.walk(t) if isinstance(n, ast.Name)} \
+            n.id for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) for n in walk(t) if isinstance(n, ast.Name)} \
             or isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == listed.id
         if not changes or node.lineno > call.lineno:  # type: ignore[attr-defined]
             continue
@@ -117,7 +117,7 @@ def _last_listed(ctx: FileContext, call: ast.Call, listed: ast.expr) -> ast.expr
 
 def _returns(ctx: FileContext, fn: ast.AST, depth: int, cls: str | None = None) -> str:
     kinds = set()
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Return) and node.value is not None:
             kinds.add(_layer_kind(ctx, node.value, fn, node.lineno, depth + 1, cls))
     return kinds.pop() if len(kinds) == 1 else UNKNOWN
@@ -140,7 +140,7 @@ def _layer_kind(ctx: FileContext, expr: ast.AST, fn: ast.AST, line: int, depth: 
         return UNKNOWN
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and key_of(expr.func.value) == "self":
         init = ctx.methods.get(cls, {}).get("__init__")
-        for node in ast.walk(init) if init is not None else ():
+        for node in walk(init) if init is not None else ():
             if isinstance(node, ast.Assign) and any(key_of(t) == f"self.{expr.func.attr}" for t in node.targets):
                 name = (ctx.call_name(node.value) or "").rsplit(".", 1)[-1] if isinstance(node.value, ast.Call) else ""
                 if name in _MODULES:

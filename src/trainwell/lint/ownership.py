@@ -11,6 +11,7 @@ import ast
 from functools import cached_property
 
 from trainwell.lint.context import FileContext, key_of
+from trainwell.lint.syntax import walk
 
 
 class Ownership:
@@ -51,7 +52,7 @@ class Ownership:
             return set()
         models = set()
         nodes = [role.node]
-        for name in {n.id for n in ast.walk(role.node) if isinstance(n, ast.Name)}:
+        for name in {n.id for n in walk(role.node) if isinstance(n, ast.Name)}:
             nodes += [a.value for a in self.ctx.assignments_to({name})]
         for model in (m for node in nodes for m in self.ctx.parameter_owners(node)):  # `M` of each `M.parameters()`
             if model:

@@ -32,10 +32,12 @@ SIZE_ARGS = ("step_size", "milestones", "T_max", "T_0", "total_iters")
 _STEP_WORDS = re.compile(r"len\(|step|iter|batch|warmup", re.I)
 _EPOCH_WORDS = re.compile(r"epoch", re.I)
 _MODEL_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}
+_READS_ROLES = _MODEL_WRAPPERS | {"deepcopy"}  # classify() reads the roles for these: never memoised
 _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 # wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
 _LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
-TORCHVISION_BY_NAME = "torchvision.models[name]"  # Role.cls of a torchvision model looked up by name
+TORCHVISION_BY_NAME = "torchvision.models[name]"
+_UNSEEN_ROLE = object()  # Role.cls of a torchvision model looked up by name
 _PEFT_LOADERS = re.compile(r"(Auto)?Peft(Mixed)?Model")  # PEFT classes whose `from_pretrained` loads adapters frozen
 _NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset|Pipeline", re.I)
 
@@ -67,6 +69,15 @@ class RoleIndex:
         value = strip_identity(value)
         if not isinstance(value, ast.Call):
             return None
+        memo = self.__dict__.setdefault("_classified", {})  # every rule asks about the same constructors: once per node
+        found = memo.get(value, _UNSEEN_ROLE)
+        if found is _UNSEEN_ROLE:
+            found = self._classify(value)
+            if (self.call_name(value) or "").rsplit(".", 1)[-1] not in _READS_ROLES:
+                memo[value] = found  # a copy or a wrapper reads the roles, which may still be in the making: asked again
+        return found
+
+    def _classify(self, value: ast.Call) -> Role | None:
         qual = self.call_name(value) or ""
         last = qual.rsplit(".", 1)[-1]
         local = key_of(value.func)
@@ -225,7 +236,7 @@ class RoleIndex:
         for node in self.calls:
             qual = self.call_name(node) or ""
             if qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in OPTIMIZERS:
-                names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                names = {n.id for n in walk(node) if isinstance(n, ast.Name)}
                 sources = [node, *(a.value for a in self.assignments_to(names))]
                 for model in (m for source in sources for m in self.parameter_owners(source)):
                     if model and model not in roles:
@@ -340,7 +351,7 @@ class RoleIndex:
             bound.update({k.arg: k.value for k in call.keywords if k.arg})
             found: dict[str, Role | None] = {}
             for method in _built_by(home, cls.name, init):
-                for node in ast.walk(method):
+                for node in walk(method):
                     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
                         continue
                     target = key_of(node.targets[0])
@@ -370,7 +381,7 @@ class RoleIndex:
         if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
             cls = self._instance_class(call.func.value)
             method = self.methods.get(cls or "", {}).get(call.func.attr)
-            if method is not None and any(isinstance(n, ast.Return) and key_of(n.value) == "self" for n in ast.walk(method)):
+            if method is not None and any(isinstance(n, ast.Return) and key_of(n.value) == "self" for n in walk(method)):
                 return cls
         return None
 
@@ -446,7 +457,7 @@ class RoleIndex:
                 return method
             layers = self._layer_attributes(cls)
             if method is not None and any(isinstance(n, ast.Call) and (key_of(n.func) in ("self", "self.forward") or (
-                    (key_of(n.func) or "").startswith("self.") and key_of(n.func)[5:] in layers)) for n in ast.walk(method)):  # type: ignore[index]
+                    (key_of(n.func) or "").startswith("self.") and key_of(n.func)[5:] in layers)) for n in walk(method)):  # type: ignore[index]
                 cache[(cls, name)] = method
         return cache[(cls, name)]
 
@@ -454,7 +465,7 @@ class RoleIndex:
         """The attributes ``__init__`` of the local class ``cls`` assigns a module (``self.encoder = Encoder()``)."""
         init = self.methods.get(cls, {}).get("__init__")
         found: set[str] = set()
-        for node in ast.walk(init) if init is not None else []:
+        for node in walk(init) if init is not None else []:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and (key_of(node.targets[0]) or "").count(".") == 1 \
                     and key_of(node.targets[0]).startswith("self.") and (role := self.classify(node.value)) is not None \
                     and role.kind == "model":  # type: ignore[union-attr]
@@ -474,13 +485,13 @@ class RoleIndex:
         method = home.methods.get(cls.name, {}).get(func.attr)
         if method is None:
             return False
-        returns = [n.value for n in ast.walk(method) if isinstance(n, ast.Return)]
-        built = {key_of(t) for n in ast.walk(method) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+        returns = [n.value for n in walk(method) if isinstance(n, ast.Return)]
+        built = {key_of(t) for n in walk(method) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                  and key_of(n.value.func) in ("cls", cls.name) for t in n.targets}
-        others = {key_of(t) for n in ast.walk(method) if isinstance(n, ast.Assign) and not (isinstance(n.value, ast.Call)
+        others = {key_of(t) for n in walk(method) if isinstance(n, ast.Assign) and not (isinstance(n.value, ast.Call)
                   and key_of(n.value.func) in ("cls", cls.name)) for t in n.targets}
         return bool(returns) and all(key_of(r) in built - others for r in returns) \
-            and not any(method_name(n) in ("eval", "train") for n in ast.walk(method))
+            and not any(method_name(n) in ("eval", "train") for n in walk(method))
 
     def has_mode_layers(self, key: str | None) -> bool:
         """Whether the model under ``key`` has Dropout or BatchNorm (its train/eval mode matters); False when unknown."""
@@ -509,7 +520,7 @@ class RoleIndex:
         """Whether a constructor expression names Dropout or BatchNorm, itself or through a local module class."""
         return bool(_MODE_LAYERS.search(ast.unparse(node))) or any(
             isinstance(n, ast.Call) and key_of(n.func) in self.classes and self._class_has_mode_layers(key_of(n.func), frozenset())
-            for n in ast.walk(node))
+            for n in walk(node))
 
     def _class_has_mode_layers(self, name: str, seen: frozenset[str]) -> bool:
         if seen:
@@ -559,7 +570,7 @@ def _mode_text(cls: ast.ClassDef, written: str) -> str:
     off |= {f"self.{a}" for a in off}
 
     def reads_off(node: ast.AST) -> bool:
-        return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in off for n in ast.walk(node))
+        return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in off for n in walk(node))
 
     class Strip(ast.NodeTransformer):
         def visit_arg(self, node: ast.arg) -> ast.AST | None:
@@ -632,7 +643,7 @@ def _built_by(home: Any, cls: str, init: Any, depth: int = 3) -> list[Any]:
         depth -= 1
         nxt = []
         for fn in todo:
-            for node in ast.walk(fn):
+            for node in walk(fn):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) == "self":
                     callee = methods.get(node.func.attr)
                     if callee is not None and callee not in found:

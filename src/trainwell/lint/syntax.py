@@ -10,18 +10,22 @@ _IDENTITY_METHODS = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16",
 
 def key_of(node: ast.AST | None) -> str | None:
     """``a.b.c`` for a chain of names and attributes; None for anything else."""
-    if isinstance(node, ast.Name):  # the common case, asked hundreds of thousands of times per run: no list, no join
-        return node.id
-    if not isinstance(node, ast.Attribute):
+    kind = node.__class__  # asked about a million times per run: exact class tests (ast never subclasses them)
+    if kind is _Name:  # the common case: no list, no join
+        return node.id  # type: ignore[union-attr]
+    if kind is not _Attribute:
         return None
     parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
+    while node.__class__ is _Attribute:
+        parts.append(node.attr)  # type: ignore[union-attr]
+        node = node.value  # type: ignore[union-attr]
+    if node.__class__ is not _Name:
         return None
-    parts.append(node.id)
+    parts.append(node.id)  # type: ignore[union-attr]
     return ".".join(reversed(parts))
+
+
+_Name, _Attribute = ast.Name, ast.Attribute
 
 
 def kwarg(call: ast.Call, name: str) -> ast.expr | None:
@@ -38,9 +42,12 @@ def has_star_kwargs(call: ast.Call) -> bool:
 
 def method_name(call: ast.AST) -> str | None:
     """``step`` for ``anything.step(...)``."""
-    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
-        return call.func.attr
+    if call.__class__ is _Call and call.func.__class__ is _Attribute:  # type: ignore[attr-defined]
+        return call.func.attr  # type: ignore[attr-defined]
     return None
+
+
+_Call = ast.Call
 
 
 def strip_identity(node: ast.expr) -> ast.expr:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import Element, definitions, reaching
 from trainwell.lint.rules._data import loader_argument, qual_last, single_value
+from trainwell.lint.syntax import walk
 
 Partial = tuple[int | None, int | None, int | None]  # (rank, first dimension, last dimension)
 FullShape = Callable[[FileContext, ast.AST, ast.AST, int], "tuple[int, ...] | None"]
@@ -124,10 +125,10 @@ def _batch_element(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str) ->
     if isinstance(iterable, ast.Call) and key_of(iterable.func) == "zip" and isinstance(target, ast.Tuple) \
             and len(target.elts) == len(iterable.args):  # `for (x1, _), (x2, _) in zip(loader1, loader2)`
         iterable = next((a for a, t in zip(iterable.args, target.elts) if any(isinstance(n, ast.Name) and n.id == name
-                                                                                 for n in ast.walk(t))), iterable)
+                                                                                 for n in walk(t))), iterable)
     loader = single_value(ctx, iterable)
     if not isinstance(loader, ast.Call) or qual_last(ctx, loader) != "DataLoader" or not any(
-            isinstance(n, ast.Name) and n.id == name for n in ast.walk(loop.target)):
+            isinstance(n, ast.Name) and n.id == name for n in walk(loop.target)):
         return None
     given = loader_argument(loader, "batch_size")
     if given is None or isinstance(given, ast.Constant) or any(loader_argument(loader, n) is not None for n in ("collate_fn", "batch_sampler")):
@@ -222,7 +223,7 @@ def _last_dim(cat: ast.Call) -> bool:
 
 def _submodule(ctx: FileContext, cls: str, attr: str) -> tuple[ast.AST, ast.expr] | None:
     """(the method, the value) of the one assignment of ``self.<attr>`` in the class."""
-    found = [(m, n.value) for m in ctx.methods.get(cls, {}).values() for n in ast.walk(m)
+    found = [(m, n.value) for m in ctx.methods.get(cls, {}).values() for n in walk(m)
              if isinstance(n, ast.Assign) and any(key_of(t) == f"self.{attr}" for t in n.targets)]
     return found[0] if len(found) == 1 else None
 
@@ -265,7 +266,7 @@ def _keeps_batch(ctx: FileContext, method: ast.AST, listed: ast.expr, matrix: bo
     (``nn.Linear`` too, on an input of rank two or more: ``matrix``)."""
     if not isinstance(listed, ast.Call) or not isinstance(listed.func, ast.Name):
         return False
-    fn = next((n for n in ast.walk(method) if isinstance(n, ast.FunctionDef) and n.name == listed.func.id), None)
-    made = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("torch.nn.")] if fn else []
+    fn = next((n for n in walk(method) if isinstance(n, ast.FunctionDef) and n.name == listed.func.id), None)
+    made = [n for n in walk(fn) if isinstance(n, ast.Call) and (ctx.call_name(n) or "").startswith("torch.nn.")] if fn else []
     keep = _KEEP_BATCH | ({"Linear"} if matrix else set())
     return bool(made) and all((ctx.call_name(n) or "").rsplit(".", 1)[-1] in keep for n in made)

@@ -72,7 +72,7 @@ def _assignments(ctx: FileContext) -> dict[str, list[ast.expr]]:
 
 def _unpacked(ctx: FileContext, node: ast.Assign | None, target: ast.AST, found: dict[str, list[ast.expr]]) -> None:
     """Keys bound by unpacking: the element a local function returns for them, else an unreadable value."""
-    for sub in ast.walk(target):
+    for sub in walk(target):
         key = key_of(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
         if key is None or (isinstance(sub, ast.Name) and isinstance(getattr(sub, "ctx", None), ast.Load)):
             continue
@@ -215,7 +215,7 @@ def constructor(ctx: FileContext, node: ast.expr | None, names: set[str]) -> ast
 
 def mentions(node: ast.AST, words: tuple[str, ...]) -> bool:
     """Whether any name or attribute in ``node`` contains one of ``words`` (lower case)."""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         text = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
         if text is not None and any(w in text.lower() for w in words):
             return True
@@ -317,7 +317,7 @@ def _bound_otherwise(node: ast.AST, name: str) -> bool:
     targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor, ast.AnnAssign, ast.AugAssign)) else \
         [i.optional_vars for i in node.items if i.optional_vars is not None] if isinstance(node, (ast.With, ast.AsyncWith)) else \
         [t for t in node.targets if not isinstance(t, (ast.Name, ast.Attribute))] if isinstance(node, ast.Assign) else []
-    return any(key_of(n) == name for t in targets for n in ast.walk(t))
+    return any(key_of(n) == name for t in targets for n in walk(t))
 
 
 def _changed(node: ast.AST, name: str) -> bool:

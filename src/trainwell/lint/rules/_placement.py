@@ -21,6 +21,7 @@ from trainwell.lint.context import (
 from trainwell.lint.dataflow import Element, definitions
 from trainwell.lint.roles import TORCHVISION_BY_NAME
 from trainwell.lint.rules._data import loader_argument
+from trainwell.lint.syntax import walk
 
 MOVES = {"to", "cuda"}
 WRAPPERS_THAT_MOVE = {"DataParallel", "DistributedDataParallel", "DDP"}  # they scatter the inputs to their devices
@@ -134,7 +135,7 @@ def _function(ctx: FileContext, func: ast.expr) -> tuple[FileContext, ast.AST] |
 def _code_places_nothing(ctx: FileContext, code: ast.AST, depth: int) -> bool:
     if depth > 3:
         return False
-    for node in ast.walk(code):
+    for node in walk(code):
         if not isinstance(node, ast.Call):
             continue
         if method_name(node) in MOVES or kwarg(node, "device") is not None:
@@ -183,7 +184,7 @@ def _places(ctx: FileContext, scope: ast.AST, expr: ast.expr, depth: int) -> boo
     on the way, or a dataset class or factory function of the project that moves tensors."""
     if depth > 3:
         return True
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if isinstance(node, ast.Call):
             if method_name(node) in MOVES or kwarg(node, "device") is not None:
                 return True
@@ -224,7 +225,7 @@ def scope_of(ctx: FileContext, node: ast.AST) -> ast.AST:
 
 
 def _moves_tensors(code: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and (method_name(n) in MOVES or kwarg(n, "device") is not None) for n in ast.walk(code))
+    return any(isinstance(n, ast.Call) and (method_name(n) in MOVES or kwarg(n, "device") is not None) for n in walk(code))
 
 
 # -- models ------------------------------------------------------------------------------
@@ -291,7 +292,7 @@ def _bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
     for stmt in (n for n in ctx.nodes if isinstance(n, (ast.Assign, ast.Expr)) and isinstance(n.value, ast.Call)):
         call = stmt.value
         moved = key_of(stmt.targets[0]) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else key_of(getattr(call.func, "value", None))
-        if method_name(call) not in MOVES or moved != key or any(n is w for n in ast.walk(call) for w in found):
+        if method_name(call) not in MOVES or moved != key or any(n is w for n in walk(call) for w in found):
             continue
         if all(_apart(ctx, stmt, w) for w in found):
             return stmt
@@ -304,8 +305,8 @@ def _apart(ctx: FileContext, a: ast.AST, b: ast.AST) -> bool:
         return False
     for node in ctx.scope_members.get(id(scope_of(ctx, a)), []):
         if isinstance(node, ast.If):
-            body = {id(n) for stmt in node.body for n in ast.walk(stmt)}
-            orelse = {id(n) for stmt in node.orelse for n in ast.walk(stmt)}
+            body = {id(n) for stmt in node.body for n in walk(stmt)}
+            orelse = {id(n) for stmt in node.orelse for n in walk(stmt)}
             if (id(a) in body and id(b) in orelse) or (id(a) in orelse and id(b) in body):
                 return True
     return False
@@ -334,7 +335,7 @@ def _class_input_meets(ctx: FileContext, cls: str, index: int, depth: int) -> bo
 
 
 def _moves_inputs(ctx: FileContext, cls: ast.ClassDef) -> bool:
-    for node in ast.walk(cls):
+    for node in walk(cls):
         if isinstance(node, ast.Call) and method_name(node) in MOVES and not _fresh_tensor(ctx, node.func.value):  # type: ignore[attr-defined]
             return True
     return False
@@ -360,7 +361,7 @@ def _flows_to_parameters(ctx: FileContext, cls: str, fn: ast.AST, names: set[str
             value = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else node.value  # type: ignore[union-attr]
             if value is not None and _carries(value, derived):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[union-attr]
-                derived |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                derived |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
     methods = ctx.methods.get(cls, {})
     for call in (n for n in members if isinstance(n, ast.Call)):
         func = call.func
@@ -405,7 +406,7 @@ def _carries(node: ast.AST | None, derived: set[str]) -> bool:
 def _submodule_meets(ctx: FileContext, cls: str, attr: str, carried: list[int], depth: int) -> bool:
     """Whether ``self.<attr>``, called with the input at the positions ``carried``, is a layer with parameters: every
     value the class assigns to it is one."""
-    values = [n.value for m in ctx.methods.get(cls, {}).values() for n in ast.walk(m)
+    values = [n.value for m in ctx.methods.get(cls, {}).values() for n in walk(m)
               if isinstance(n, ast.Assign) and any(key_of(t) == f"self.{attr}" for t in n.targets)]
     init = ctx.methods.get(cls, {}).get("__init__")
     return bool(values) and init is not None and all(_has_parameters(ctx, init, v, carried, depth) for v in values)

@@ -26,6 +26,7 @@ from trainwell.lint.context import FileContext, key_of
 from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import assigned, epoch_loop, known_length, single_value
+from trainwell.lint.syntax import walk
 
 CODE = "TW115"
 REQUIRES = TRAINING
@@ -106,9 +107,9 @@ def _window(step: ev.Event, index: str) -> tuple[ast.If, object] | None:
     None when the step is not only under such a window, or the test has another way in (``or``)."""
     for window in step.periodic:
         test = window.test
-        if any(isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or) for n in ast.walk(test)):
+        if any(isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or) for n in walk(test)):
             return None
-        for node in ast.walk(test):
+        for node in walk(test):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _reads(node.left, index):
                 k = node.right
                 if isinstance(k, ast.Constant) and isinstance(k.value, int):
@@ -128,7 +129,7 @@ def _from_deepspeed(ctx: FileContext, k: object) -> bool:
 
 
 def _reads(expr: ast.expr, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(expr))
+    return any(isinstance(n, ast.Name) and n.id == name for n in walk(expr))
 
 
 def _clears_outside(frame: Frame, windows: set[int]) -> bool:

@@ -11,6 +11,7 @@ from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.dataflow import Element, reaching
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
+from trainwell.lint.syntax import walk
 
 CODE = "TW107"
 REQUIRES = TRAINING
@@ -54,7 +55,7 @@ def _window(back: ev.Event) -> ast.expr | None:
 
 
 def _modulus(test: ast.expr) -> ast.expr | None:
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return node.right
     return None
@@ -78,11 +79,11 @@ def _scaled(ctx: FileContext, expr: ast.AST, scope: ast.AST | None, line: int, d
             return True
         if isinstance(func, ast.Name) and func.id in ctx.functions:
             fn = ctx.functions[func.id]
-            returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+            returns = [n.value for n in walk(fn) if isinstance(n, ast.Return) and n.value is not None]
             return not returns or any(_scaled(ctx, r, fn, 10**9, depth + 1) for r in returns)
         forward = ctx.methods.get(role.cls, {}).get("forward") if role is not None and role.kind == "model" else None
         if forward is not None:  # `model(x, y).backward()` where the model's own forward returns its loss
-            returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return) and n.value is not None]
+            returns = [n.value for n in walk(forward) if isinstance(n, ast.Return) and n.value is not None]
             return any(_scaled(ctx, r, forward, 10**9, depth + 1) for r in returns if isinstance(r, ast.Call))
         return False
     if isinstance(expr, Element):

@@ -21,6 +21,7 @@ from trainwell.lint.context import FileContext, key_of, kwarg, method_name, stri
 from trainwell.lint.dataflow import no_grad_nodes, scope_nodes
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import qual_last, trains
+from trainwell.lint.syntax import walk
 
 CODE = "TW113"
 REQUIRES = TRAINING
@@ -149,7 +150,7 @@ def _calls_wrapper(ctx: FileContext, frame: ev.Frame, wrapper: str, quiet: set[i
     forwards = [e.node for e in frame.of(ev.FORWARD) if e.key == wrapper and e.grad is not False]
     bodies = [frame.node, *{id(e.scope): e.scope for e in frame.events if e.scope is not None and e.grad is not False
                             and not isinstance(e.scope, ast.Module)}.values()]
-    forwards += [n for body in bodies for n in ast.walk(body) if isinstance(n, ast.Call) and id(n) not in quiet
+    forwards += [n for body in bodies for n in walk(body) if isinstance(n, ast.Call) and id(n) not in quiet
                  and key_of(n.func) in (wrapper, f"{wrapper}.forward")]
     if not forwards:
         return False, []
@@ -183,7 +184,7 @@ def _tests(ctx: FileContext) -> dict[int, ast.expr]:
 
 def _keys(tests: list[ast.expr]) -> set[str]:
     """The values a test reads: its outermost names and attribute chains (``opt.DG``, not ``opt``)."""
-    found = {key_of(n) for t in tests for n in ast.walk(t) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+    found = {key_of(n) for t in tests for n in walk(t) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
     return {k for k in found if not any(other.startswith(k + ".") for other in found)}  # type: ignore[union-attr]
 
 

@@ -35,6 +35,7 @@ from trainwell.lint.rules._placement import (
     scope_of,
     wrappers,
 )
+from trainwell.lint.syntax import walk
 
 CODE = "TW403"
 _ORIGINS = {"loaded": "comes from the batch as loaded", "built": "is a tensor built on the CPU",
@@ -328,6 +329,6 @@ def _not_a_module_here(ctx: FileContext, forward: ev.Event) -> bool:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Call) and key_of(node.test.func) == "isinstance" \
                 and len(node.test.args) == 2 and key_of(node.test.args[0]) == forward.key \
                 and "Module" in ast.unparse(node.test.args[1]) \
-                and any(sub is forward.node for stmt in node.orelse for sub in ast.walk(stmt)):
+                and any(sub is forward.node for stmt in node.orelse for sub in walk(stmt)):
             return True
     return False

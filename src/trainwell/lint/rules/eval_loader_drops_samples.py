@@ -22,6 +22,7 @@ from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of
 from trainwell.lint.dataflow import no_grad_nodes
 from trainwell.lint.rules._data import dataset_length, loops_over, qual_last, single_value, trains, value_of
+from trainwell.lint.syntax import walk
 
 CODE = "TW306"
 
@@ -125,7 +126,7 @@ def _evaluated_in_expression(ctx: FileContext, loader: str) -> bool:
         while isinstance(source, ast.Call) and key_of(source.func) in ("enumerate", "tqdm") and source.args:
             source = source.args[0]
         if key_of(source) == loader and any(
-                isinstance(c, ast.Call) and ctx.is_model(key_of(c.func)) for c in ast.walk(node.elt)):
+                isinstance(c, ast.Call) and ctx.is_model(key_of(c.func)) for c in walk(node.elt)):
             return True
     return False
 
@@ -150,7 +151,7 @@ def _measures_beside_training(ctx: FileContext, frame: ev.Frame, loader: str) ->
     bodies = [frame.node, *{id(e.scope): e.scope for e in frame.events if e.scope is not None
                             and not isinstance(e.scope, ast.Module)}.values()]
     if any(isinstance(n, ast.Call) and (ctx.call_name(n) or "").endswith("autograd.grad")
-           for body in bodies for n in ast.walk(body)):
+           for body in bodies for n in walk(body)):
         return False  # gradients taken by hand: a training or an attack pass, not a plain measurement
     if not any(frame.has(kind) for kind in (ev.LOSS, ev.SYNC, ev.APPEND, ev.AUG)):
         return False

@@ -15,6 +15,7 @@ from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import loader_calls
 from trainwell.lint.rules.no_grad_missing import graph_dropped, parents
 from trainwell.diagnostic import Finding
+from trainwell.lint.syntax import walk
 
 CODE = "TW202"
 REQUIRES = TRAINING
@@ -93,7 +94,7 @@ def _measured(ctx: FileContext, forward: Event) -> bool:
     for loss in ctx.analysis.events:
         if loss.kind != ev.LOSS or loss.scope is not scope or loss.seq < forward.seq or not isinstance(loss.node, ast.Call):
             continue
-        inputs = [n for a in [*loss.node.args, *(k.value for k in loss.node.keywords)] for n in ast.walk(a)]
+        inputs = [n for a in [*loss.node.args, *(k.value for k in loss.node.keywords)] for n in walk(a)]
         if any(n is forward.node or (isinstance(n, ast.Name) and n.id in names) for n in inputs) \
                 and _read_as_number(home, loss.node, scope):
             return True
@@ -104,7 +105,7 @@ def _assigned_names(ctx: FileContext, node: ast.AST, scope: ast.AST) -> set[str]
     """The names ``x = model(...)`` / ``a, b = model(...)`` binds to the forward's output."""
     parent = parents(ctx, scope).get(id(node))
     if isinstance(parent, ast.Assign) and parent.value is node:
-        return {n.id for t in parent.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return {n.id for t in parent.targets for n in walk(t) if isinstance(n, ast.Name)}
     return set()
 
 

@@ -68,7 +68,7 @@ def _split_targets(nodes: list[ast.AST]) -> set[int]:
     found: set[int] = set()
     for node in nodes:
         if isinstance(node, ast.Assign) and any(w in text for text in (ast.unparse(t).lower() for t in node.targets) for w in _SPLIT_WORDS):
-            found.update(id(n) for n in ast.walk(node.value) if isinstance(n, ast.Subscript))
+            found.update(id(n) for n in walk(node.value) if isinstance(n, ast.Subscript))
     return found
 
 

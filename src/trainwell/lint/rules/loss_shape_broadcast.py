@@ -21,6 +21,7 @@ from trainwell.lint.dataflow import reaching
 from trainwell.lint.loss_calls import loss_calls
 from trainwell.lint.rules._batch_shapes import BATCH, partial
 from trainwell.lint.rules._data import loader_argument, qual_last, single_value
+from trainwell.lint.syntax import walk
 
 CODE = "TW304"
 _LOSSES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
@@ -382,12 +383,12 @@ def _local_output(ctx: FileContext, cls: str, x: Shape) -> Shape | None:
     if forward is None or init is None or len(x) < 2:
         return None
     layers: dict[str, ast.Call] = {}
-    for node in ast.walk(init):
+    for node in walk(init):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call):
             key = key_of(node.targets[0])
             if key is not None and key.startswith("self."):
                 layers[key[5:]] = node.value
-    for node in ast.walk(forward):
+    for node in walk(forward):
         if not isinstance(node, ast.Call):
             continue
         if isinstance(node.func, ast.Attribute) and key_of(node.func.value) == "self":
@@ -396,7 +397,7 @@ def _local_output(ctx: FileContext, cls: str, x: Shape) -> Shape | None:
                 return None
         elif qual_last(ctx, node) not in _FUNCTIONS:
             return None
-    returns = [n.value for n in ast.walk(forward) if isinstance(n, ast.Return)]
+    returns = [n.value for n in walk(forward) if isinstance(n, ast.Return)]
     if len(returns) != 1 or not isinstance(returns[0], ast.Call) or not isinstance(returns[0].func, ast.Attribute):
         return None
     last = layers.get(returns[0].func.attr)

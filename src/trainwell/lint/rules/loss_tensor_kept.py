@@ -12,6 +12,7 @@ from trainwell.lint.dataflow import Graph, graph_at
 from trainwell.lint.events import subst_key
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Edit, Finding, Fix
+from trainwell.lint.syntax import walk
 
 CODE = "TW204"
 REQUIRES = TRAINING
@@ -74,14 +75,14 @@ def _training_frame(event: ev.Event) -> ev.Frame | None:
 def _backpropagated(ctx: FileContext, frame: ev.Frame, event: ev.Event, added: ast.expr) -> bool:
     """Whether a backward() of the iteration runs through the kept tensor's graph (the loss itself, or a value the
     loss is computed from): its saved activations are freed then, and only the chain of autograd nodes stays."""
-    keys = {subst_key(n, event.subst) for n in ast.walk(added) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+    keys = {subst_key(n, event.subst) for n in walk(added) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
     derived: set[str] = set()
     for key in keys:
         derived |= _derived_from(ctx, key)  # type: ignore[arg-type]
     for back in frame.of(ev.BACKWARD):
         if back.grad is False or back.arg is None:
             continue
-        used = {subst_key(n, back.subst) for n in ast.walk(back.arg) if isinstance(n, (ast.Name, ast.Attribute))}
+        used = {subst_key(n, back.subst) for n in walk(back.arg) if isinstance(n, (ast.Name, ast.Attribute))}
         if used & derived:
             return True
     return False
@@ -190,7 +191,7 @@ def _parameters_fed(ctx: FileContext, call: ast.Call, derived: set[str]) -> list
 
 
 def _mentions(expr: ast.AST, keys: set[str]) -> bool:
-    return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in keys for n in ast.walk(expr))
+    return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in keys for n in walk(expr))
 
 
 def _fix(ctx: FileContext, added: ast.expr, scope: ast.AST, line: int) -> Fix | None:
@@ -199,7 +200,7 @@ def _fix(ctx: FileContext, added: ast.expr, scope: ast.AST, line: int) -> Fix | 
     ``.detach()`` rather than ``.item()``: it keeps the value a tensor, so later
     uses (``torch.stack(losses)``, ``total.item()``) still work; the fix is safe.
     """
-    names = [n for n in ast.walk(added) if isinstance(n, ast.Name) and Graph(ctx, scope, line + 1).connected(n)]
+    names = [n for n in walk(added) if isinstance(n, ast.Name) and Graph(ctx, scope, line + 1).connected(n)]
     if len(names) != 1:
         return None
     name = names[0]

@@ -56,7 +56,7 @@ def _report(ctx: FileContext, node: ast.AST, loop: ast.For | ast.AsyncFor, what:
         return
     # Proven only over a DataLoader the project builds (its last batch is smaller unless drop_last or sizes divide);
     # over an iterable of unknown kind (a list of samples, a library's iterator) it is a preview finding.
-    proven = batches == "ragged" and not any(isinstance(n, ast.Break) for n in ast.walk(loop))
+    proven = batches == "ragged" and not any(isinstance(n, ast.Break) for n in walk(loop))
     yield ctx.finding(
         CODE, node,
         f"{what}: the last, smaller batch weighs as much as a full one, so the epoch value is biased.",
@@ -124,7 +124,7 @@ def _number(node: ast.expr) -> bool:
 # -- what the loop adds ------------------------------------------------------------------------------------------------
 def _accumulates_means(ctx: FileContext, scope: ast.AST, loop: ast.For | ast.AsyncFor, acc: str, appended: bool) -> bool:
     """Whether the loop adds (or appends, when ``appended``) an unweighted per-batch mean to ``acc``."""
-    for node in ast.walk(loop):
+    for node in walk(loop):
         value = None
         if not appended and isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and key_of(node.target) == acc:
             value = node.value
@@ -182,11 +182,11 @@ def _hits(node: ast.expr) -> bool:
 def _weighted(value: ast.expr) -> bool:
     """A product by something other than a number (``loss.item() * x.size(0)``): a weighted value, not a mean."""
     return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and not (_number(n.left) or _number(n.right))
-               for n in ast.walk(value))
+               for n in walk(value))
 
 
 def _has_sum(node: ast.AST) -> bool:
-    return any(method_name(n) == "sum" or isinstance(n, ast.Constant) and n.value == "sum" for n in ast.walk(node))
+    return any(method_name(n) == "sum" or isinstance(n, ast.Constant) and n.value == "sum" for n in walk(node))
 
 
 def _within(node: ast.AST, loop: ast.AST) -> bool:
@@ -226,7 +226,7 @@ def _batch_size(ctx: FileContext, scope: ast.AST, loop: ast.AST, node: ast.expr,
     name = key_of(batch) if batch is not None else None
     if name is None or "." in name:
         return False
-    bound = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}  # type: ignore[attr-defined]
+    bound = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}  # type: ignore[attr-defined]
     return name in bound or any(_within(v, loop) for v in reaching(ctx, scope, name, line))
 
 
@@ -239,11 +239,11 @@ def _counts_batches(ctx: FileContext, scope: ast.AST, right: ast.expr, acc: str,
     if isinstance(right, ast.Call) and key_of(right.func) == "len" and right.args:
         counted = key_of(right.args[0])
         return counted is not None and (counted == acc or counted == key_of(_unwrap(loop.iter)))
-    names = {n.id for n in ast.walk(right) if isinstance(n, ast.Name)}
-    targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(right) if isinstance(n, ast.Name)}
+    targets = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
     if names & targets and isinstance(loop.iter, ast.Call) and key_of(loop.iter.func) == "enumerate":
         return True
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, ast.AugAssign) and key_of(node.target) in names and isinstance(node.value, ast.Constant) and node.value.value == 1:
             return True
     return False
@@ -334,10 +334,10 @@ def _counts_calls(fn: ast.FunctionDef) -> bool:
         if not (isinstance(defaults.get(weight), ast.Constant) and defaults[weight].value == 1) or len(params) > 3:  # type: ignore[union-attr]
             return False
     adds_value = adds_one = False
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if not (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and (key_of(node.target) or "").startswith("self.")):
             continue
-        names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+        names = {n.id for n in walk(node.value) if isinstance(n, ast.Name)}
         if value in names:
             adds_value = True
         elif _number(node.value) and node.value.value == 1 or weight is not None and names == {weight}:  # type: ignore[attr-defined]
@@ -391,7 +391,7 @@ def _loader(ctx: FileContext, key: str) -> tuple[FileContext, ast.Call] | None:
         if found is None:
             return None
         home, fn = found
-        returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        returns = [n.value for n in walk(fn) if isinstance(n, ast.Return) and n.value is not None]
         if len(returns) != 1:
             return None
         value = returns[0]

@@ -70,7 +70,7 @@ def _held_modules(ctx: FileContext, scope: ast.AST, built: ast.Assign) -> set[st
     """The modules whose ``.parameters()`` the optimizer is built over: in its constructor call, or in the list of
     parameter groups a name of it was assigned before, in the same function (``params = [{"params":
     model.fc.parameters()}, ...]``)."""
-    names = {n.id for n in ast.walk(built.value) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(built.value) if isinstance(n, ast.Name)}
     cache = ctx.__dict__.setdefault("_tw109_assigns", {})  # asked per optimizer: the scope's assignments listed once
     assigns = cache.get(id(scope))
     if assigns is None:

@@ -35,6 +35,7 @@ from trainwell.lint.rules._data import (
     value_of,
 )
 from trainwell.lint.rules._placement import scope_of
+from trainwell.lint.syntax import walk
 
 CODE = "TW305"
 _KEEP = {"view", "reshape", "flatten", "contiguous", "long", "to", "cuda", "cpu", "clone", "detach", "int"}
@@ -334,7 +335,7 @@ def _rows_written(ctx: FileContext, scope: ast.AST, name: str) -> bool:
     """Whether ``scope`` writes sequences into the rows of ``name`` in a loop, leaving the rest of each row as it was
     filled: ``batch[i, :len(seq)] = seq``, ``batch[i][1:1 + len(t)] = t`` (padding by hand)."""
     for loop in (n for n in ctx.members(scope) if isinstance(n, (ast.For, ast.While))):
-        for node in ast.walk(loop):
+        for node in walk(loop):
             for target in node.targets if isinstance(node, ast.Assign) else []:
                 slices = []
                 while isinstance(target, ast.Subscript):
@@ -385,7 +386,7 @@ def _compatible(ctx: FileContext, assign: ast.AST, use: ast.AST, scope: ast.AST)
     for test, branch in mine:
         if (test, not branch) in theirs:
             node = next(n for n in ctx.members(scope) if isinstance(n, ast.If) and ast.dump(n.test) == test)
-            if not any(key_of(n) in assigned for n in ast.walk(node.test) if isinstance(n, (ast.Name, ast.Attribute))):
+            if not any(key_of(n) in assigned for n in walk(node.test) if isinstance(n, (ast.Name, ast.Attribute))):
                 return False
     return True
 
@@ -467,7 +468,7 @@ def _from_loader(ctx: FileContext, loop: ast.For | ast.AsyncFor, name: str, key:
             fn = ctx.functions.get(key_of(collate) or "") or ctx.nested_functions.get(key_of(collate) or "")  # type: ignore[assignment]
         if fn is None:
             return None
-        returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+        returns = [n.value for n in walk(fn) if isinstance(n, ast.Return) and n.value is not None]
         if len(returns) != 1:
             return None
         result = returns[0]

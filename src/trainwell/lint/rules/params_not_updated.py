@@ -23,6 +23,7 @@ from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.dataflow import scope_nodes
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import trains
+from trainwell.lint.syntax import walk
 
 CODE = "TW603"
 REQUIRES = TRAINING
@@ -173,7 +174,7 @@ def _may_add_parameters(ctx: FileContext, call: ast.Call, root: str) -> bool:
     names |= {k.arg for k in call.keywords if k.arg is not None and _root_name(k.value) == root}
     if not names or any(isinstance(a, ast.Starred) for a in call.args):
         return True
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(t, (ast.Attribute, ast.Subscript)) and _root_name(t) in names

@@ -24,6 +24,7 @@ from trainwell.lint.rules._data import (
     single_value,
     trains,
 )
+from trainwell.lint.syntax import walk
 
 CODE = "TW405"
 RANDOM = {
@@ -143,7 +144,7 @@ def _evaluated_in_comprehension(ctx: FileContext, loader: str) -> bool:
             source = source.args[0]
         if key_of(source) != loader:
             continue
-        forwards = [c for c in ast.walk(node.elt) if isinstance(c, ast.Call) and ctx.is_model(key_of(c.func))]
+        forwards = [c for c in walk(node.elt) if isinstance(c, ast.Call) and ctx.is_model(key_of(c.func))]
         if len(forwards) == 1:
             return True
     return False
@@ -154,5 +155,5 @@ def _tta(frame: ev.Frame) -> bool:
     forwards = frame.of(ev.FORWARD)
     if len(forwards) > 1 or any(f.frame is not frame for f in forwards):
         return True
-    comprehensions = [n for n in ast.walk(frame.node) if isinstance(n, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp))]
-    return any(f.node is sub for c in comprehensions for sub in ast.walk(c) for f in forwards)
+    comprehensions = [n for n in walk(frame.node) if isinstance(n, (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp))]
+    return any(f.node is sub for c in comprehensions for sub in walk(c) for f in forwards)

@@ -19,6 +19,7 @@ from trainwell.diagnostic import Finding
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.rules._data import assigned, qual_last, single_value
+from trainwell.lint.syntax import walk
 
 CODE = "TW112"
 _STATEFUL = {"Adam", "AdamW", "Adagrad", "Adadelta", "Adamax", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop",
@@ -124,7 +125,7 @@ def _saved_with_state_then_trained(ctx: FileContext, load: ast.Call, checkpoint:
         obj = call.args[0]
         obj = single_value(ctx, obj) if key_of(obj) is not None else obj
         if obj is not None and any(method_name(n) == "state_dict" and key_of(n.func.value) in stepped  # type: ignore[attr-defined]
-                                   for n in ast.walk(obj)):
+                                   for n in walk(obj)):
             saved = True  # the state of an object that training steps, not only the model's
     return saved and _trains_after(ctx, load)
 
@@ -253,5 +254,5 @@ def _may_restore(ctx: FileContext, call: ast.Call) -> bool:
     if helper is None and name in ctx.classes:
         helper = ctx.classes[name]
     if helper is not None:
-        return any(isinstance(n, ast.Attribute) and n.attr in ("load_state_dict", "load_state") for n in ast.walk(helper))
+        return any(isinstance(n, ast.Attribute) and n.attr in ("load_state_dict", "load_state") for n in walk(helper))
     return qual_last(ctx, call) not in ("DataLoader",)

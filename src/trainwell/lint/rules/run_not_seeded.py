@@ -24,6 +24,7 @@ from trainwell.lint.events import Frame
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import trains
 from trainwell.lint.dataflow import scope_nodes
+from trainwell.lint.syntax import walk
 
 CODE = "TW504"
 REQUIRES = TRAINING
@@ -65,7 +66,7 @@ def _closure_backward(ctx: FileContext, call: ast.AST) -> bool:
     closure = call.args[0] if call.args else kwarg(call, "closure")
     name = closure.id if isinstance(closure, ast.Name) else None
     defs = [n for n in ctx.nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
-    return len(defs) == 1 and any(method_name(n) == "backward" for n in ast.walk(defs[0]))
+    return len(defs) == 1 and any(method_name(n) == "backward" for n in walk(defs[0]))
 
 
 def _says_seed(ctx: FileContext) -> bool:
@@ -301,7 +302,7 @@ def _random_draws(ctx: FileContext) -> list[tuple[int, str, ast.AST]]:
     """(line, what, node) of each place the program draws from torch's generator (not inside module classes: a
     module's layers are drawn where the module is built; an agent's or trainer's ``__init__`` builds its models
     when the program builds it)."""
-    in_classes = {id(n) for name, cls in ctx.classes.items() if ctx.is_module_class(name) for n in ast.walk(cls)}
+    in_classes = {id(n) for name, cls in ctx.classes.items() if ctx.is_module_class(name) for n in walk(cls)}
     found = []
     for key, role in ctx.roles.items():
         built = role.node if isinstance(role.node, ast.Call) else _built_by_a_class(ctx, key) if role.kind == "model" else None

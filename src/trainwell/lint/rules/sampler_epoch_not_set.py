@@ -25,6 +25,7 @@ from trainwell.lint.rules._data import (
     single_value,
     trains,
 )
+from trainwell.lint.syntax import walk
 
 CODE = "TW110"
 _SAMPLER_ARGS = ("dataset", "num_replicas", "rank", "shuffle", "seed", "drop_last")
@@ -104,4 +105,4 @@ def _escapes(ctx: FileContext, sampler: ast.expr | None, loader: str) -> bool:
 
 
 def _inside(node: ast.AST, outer: ast.AST) -> bool:
-    return any(sub is node for sub in ast.walk(outer))
+    return any(sub is node for sub in walk(outer))

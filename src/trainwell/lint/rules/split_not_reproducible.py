@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from trainwell.diagnostic import Finding
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
 from trainwell.lint.rules._data import argument, qual_last, single_value
+from trainwell.lint.syntax import walk
 
 CODE = "TW406"
 _DISTRIBUTED = {"init_process_group", "DistributedDataParallel", "DistributedSampler", "spawn", "start_processes"}
@@ -80,7 +81,7 @@ def _worker_init_nodes(ctx: FileContext) -> set[int]:
     """The nodes of the functions of this file passed as a DataLoader's ``worker_init_fn``."""
     names = {key_of(kwarg(c, "worker_init_fn")) for c in ctx.calls if kwarg(c, "worker_init_fn") is not None} - {None}
     return {id(n) for name in names for fn in [ctx.functions.get(name) or ctx.nested_functions.get(name)] if fn is not None  # type: ignore[arg-type]
-            for n in ast.walk(fn)}
+            for n in walk(fn)}
 
 
 def _is_generator(ctx: FileContext, node: ast.expr) -> bool:
@@ -117,7 +118,7 @@ def _shared(ctx: FileContext) -> bool:
             return True
         if name in ("save", "dump", "savetxt", "to_csv", "write_text") and any(
             isinstance(n, ast.Name) and ("split" in n.id.lower() or "indices" in n.id.lower() or "idx" in n.id.lower())
-            for a in call.args for n in ast.walk(a)
+            for a in call.args for n in walk(a)
         ):
             return True
     return False
