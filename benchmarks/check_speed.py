@@ -104,15 +104,28 @@ def time_torchfix(python: str | None, files: list[str], repeats: int) -> float |
 
 
 def _parse_file(path: str) -> None:
+    """Read and parse one file: a script, or a notebook's code cells joined (JSON read, then one ``ast.parse``)."""
     import ast
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
-        except (SyntaxError, ValueError, UnicodeDecodeError, OSError):
+            text = Path(path).read_text(encoding="utf-8")
+            if path.endswith(".ipynb"):
+                cells = json.loads(text).get("cells", [])
+                text = "\n".join("".join(c.get("source", "")) if isinstance(c.get("source"), list) else str(c.get("source", ""))
+                                  for c in cells if c.get("cell_type") == "code")
+            ast.parse(text, filename=path)
+        except (SyntaxError, ValueError, UnicodeDecodeError, OSError, AttributeError):
             pass
+
+
+def checked_files(folders: list[str]) -> list[str]:
+    """The files `trainwell check` reads under ``folders`` (its own discovery): the parse floor reads the same."""
+    from trainwell.lint.discover import discover
+
+    return [str(p) for p in discover(folders)]
 
 
 def time_floor(paths: list[str], jobs: int, repeats: int) -> float:
@@ -140,12 +153,13 @@ def time_check(paths: list[str], jobs: int, repeats: int) -> float:
 
 
 def floors(label: str, paths: list[str], repeats: int) -> str:
-    """The checker against the parse floor, on one core and on every core."""
+    """The checker against the parse floor, on one core and on every core (``paths``: files or folders)."""
     from trainwell.lint import workers
 
     cores = workers.available_cores()
     one, every = time_check(paths, 1, repeats), time_check(paths, cores, repeats)
-    parse_one, parse_every = time_floor(paths, 1, repeats), time_floor(paths, cores, repeats)
+    files = checked_files(paths)
+    parse_one, parse_every = time_floor(files, 1, repeats), time_floor(files, cores, repeats)
     return (f"{label:40s} check 1 core {one:6.2f} s, {cores} cores {every:6.2f} s;  ast.parse floor 1 core "
             f"{parse_one:6.2f} s, {cores} cores {parse_every:6.2f} s;  check({cores}) / floor(1) = {every / parse_one:.2f}x, "
             f"check({cores}) / floor({cores}) = {every / parse_every:.2f}x, check(1) / floor(1) = {one / parse_one:.2f}x")
@@ -183,6 +197,8 @@ def main() -> int:
         print(floors("generated training corpus", [p for p, _ in corpus], args.repeats), flush=True)
         for folder in args.dirs:
             print(floors(folder[-40:], [folder], args.repeats), flush=True)
+        if len(args.dirs) > 1:
+            print(floors(f"all {len(args.dirs)} folders together", args.dirs, args.repeats), flush=True)
     return 0
 
 

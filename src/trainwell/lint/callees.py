@@ -268,7 +268,7 @@ class Callees:
         home = self.ctx.home(env.scope)
         if raw is not None and raw.startswith("self.") and home is not self.ctx:
             files.append((home, {f"self.{attr}"}))  # a method of another file's class, walked from this one
-        values = [(file, a) for file, keys in files for a in file.assigns if any(key_of(t) in keys for t in a.targets)]
+        values = [(file, a) for file, keys in files for a in file.assignments_to(keys)]
         if not values:
             return True
         for file, assign in values:

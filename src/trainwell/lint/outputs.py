@@ -167,7 +167,7 @@ def _built_from_project_class(ctx: FileContext, key: str | None) -> tuple[FileCo
     file of the checked tree defines (``netD = Discriminator(ngpu).to(device)`` after ``from models import *``)."""
     if key is None or ctx.project is None:
         return None
-    values = [strip_identity(a.value) for a in ctx.assigns if any(key_of(t) == key for t in a.targets)]
+    values = [strip_identity(a.value) for a in ctx.assignments_to({key})]
     found = {project_class(ctx, v.func) if isinstance(v, ast.Call) else None for v in values}
     if len(found) != 1:
         return None

@@ -285,7 +285,7 @@ def spread_keys(ctx: FileContext, call: ast.Call) -> set[str] | None:
         name = key_of(spread)
         if name is None:
             return None
-        values = [a.value for a in ctx.assigns if any(key_of(t) == name for t in a.targets)]
+        values = [a.value for a in ctx.assignments_to({name})]
         if not values or any(_changed(node, name) or _bound_otherwise(node, name) for node in ctx.nodes):
             return None
         for value in values:
