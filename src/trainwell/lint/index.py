@@ -288,17 +288,21 @@ class ProjectIndex:
         """The class or function (``kind``: ``classes`` / ``functions``) ``name`` that ``importer``'s star imports of
         the tree's modules bring in, following a package's ``__init__.py`` that star-imports its submodules in turn
         (``from .resnet import *``)."""
-        for node in importer.tree.body:
-            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level):
-                path = self.module_file(self._file_path(importer), node.module or "", node.level, self.search_folders(importer))
-                target = self.context(path) if path is not None else None
-                if target is None or id(target) in seen:
-                    continue
-                seen.add(id(target))
-                if name in getattr(target, kind):
-                    return target, getattr(target, kind)[name]
-                if len(seen) < 64 and (deeper := self._star_definition(target, name, kind, seen)) is not None:
-                    return deeper
+        stars = importer.__dict__.get("_star_imports")
+        if stars is None:  # asked for every callee the file does not define (`range`, `print`): its star imports, listed once
+            stars = importer.__dict__["_star_imports"] = [
+                node for node in importer.tree.body
+                if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names) and (node.module or node.level)]
+        for node in stars:
+            path = self.module_file(self._file_path(importer), node.module or "", node.level, self.search_folders(importer))
+            target = self.context(path) if path is not None else None
+            if target is None or id(target) in seen:
+                continue
+            seen.add(id(target))
+            if name in getattr(target, kind):
+                return target, getattr(target, kind)[name]
+            if len(seen) < 64 and (deeper := self._star_definition(target, name, kind, seen)) is not None:
+                return deeper
         return None
 
     def _definition(self, importer: FileContext, func: ast.expr, spelling: str, depth: int = 0) -> tuple[FileContext, str] | None:

@@ -44,7 +44,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     groups = [(opt_cls, frozenset(models)) for *_, opt_cls, models in built]  # equal class and models: a statement is judged once
     for scope in scopes:
         for node in scope_nodes(ctx, scope):
-            if not isinstance(node, (ast.Assign, ast.Expr)):
+            if not _may_replace(ctx, node):
                 continue
             judged: dict[tuple[str, frozenset[str]], str | None] = {}
             for (opt_scope, line, opt_key, opt_cls, models), group in zip(built, groups):
@@ -96,6 +96,20 @@ def _related(ctx: FileContext, analysis, key: str | None, models: set[str]) -> b
     """Whether ``key`` holds parameters the optimizer holds: a module it was built over, a part of one, or the whole
     model whose parts it was built over (``[{"params": model.backbone.parameters()}, {"params": model.head...}]``)."""
     return key is not None and any(analysis.same(key, m) or key.startswith(m + ".") or m.startswith(key + ".") for m in models)
+
+
+def _may_replace(ctx: FileContext, node: ast.AST) -> bool:
+    """Whether ``node`` has a shape :func:`_replacement` can report, whatever the optimizer: a ``load_state_dict``
+    or a cast called for its effect, or an assignment of a new model, a cast, a copy or an FSDP wrapper (asked once per
+    statement, not once per statement and optimizer)."""
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Call) and method_name(node.value) in _CASTS | {"load_state_dict"}
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+        return False
+    role = ctx.classify(node.value)
+    last = (ctx.call_name(node.value) or "").rsplit(".", 1)[-1]
+    return role is not None and role.kind == "model" or _casts_of(node.value) is not None \
+        or (ctx.call_name(node.value) or "").endswith("deepcopy") or last in ("FullyShardedDataParallel", "FSDP", "fully_shard")
 
 
 def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], opt_cls: str) -> str | None:
