@@ -81,7 +81,7 @@ class Callees:
         scopes += [(fn, cls) for cls, ms in self.ctx.methods.items() for fn in ms.values()]
         for scope, cls in scopes:
             env = Env({}, scope, cls, (scope,))
-            for node in scope_nodes(self.ctx, scope):
+            for node in self.ctx.members_of(scope, ast.Call):
                 if isinstance(node, ast.Call):
                     target = self._resolve(node, env, local=True)
                     if target is not None and target[0] is not scope:

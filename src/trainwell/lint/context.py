@@ -52,8 +52,10 @@ class FileContext(RoleIndex):
         self.nodes: list[ast.AST] = []
         self.scope_members: dict[int, list[ast.AST]] = {}  # id(function or module) -> its own nodes
         members = self.scope_members.setdefault(id(self.tree), [])
+        self._parent_of: dict[int, ast.AST] = {id(child): self.tree for child in self.tree.body}  # what :attr:`parents` answers
         stack: list[tuple[ast.AST, list[ast.AST]]] = [(child, members) for child in self.tree.body]
         nodes_append, AST, pop, push, Name, Constant = self.nodes.append, ast.AST, stack.pop, stack.append, ast.Name, ast.Constant
+        parent_of = self._parent_of
         while stack:  # a hand-rolled walk: ast.walk is the checker's hottest loop on big trees
             node, owner = pop()
             nodes_append(node)
@@ -66,10 +68,12 @@ class FileContext(RoleIndex):
                 if isinstance(value, AST):
                     if name != "ctx":
                         push((value, inner))
+                        parent_of[id(value)] = node
                 elif isinstance(value, list):
                     for item in value:
                         if isinstance(item, AST):
                             push((item, inner))
+                            parent_of[id(item)] = node
         for node in self.nodes:
             if not isinstance(node, _DECLARATIONS):
                 continue  # one test for the many nodes that are none of the four cases below
@@ -142,13 +146,26 @@ class FileContext(RoleIndex):
         """The resolved name of a call's callee, or None."""
         return self.qualname(call.func) if isinstance(call, ast.Call) else None
 
+    def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]:
+        """The file's nodes of these concrete classes (``ast.Call``, never ``ast.expr``), in ``nodes`` order: one pass
+        sorts every node by class, then each question is a lookup instead of a scan of the whole file."""
+        return _of_classes(self.__dict__, "_nodes_by_class", self.nodes, kinds)
+
+    def members_of(self, scope: ast.AST, *kinds: type[ast.AST]) -> list[ast.AST]:
+        """:meth:`members` of ``scope`` of these concrete classes, in order (sorted by class once per scope)."""
+        home = self.home(scope)
+        cache = home.__dict__.setdefault("_members_by_class", {})
+        if id(scope) not in cache:
+            cache[id(scope)] = {}
+        return _of_classes(cache[id(scope)], "by_class", home.members(scope), kinds)
+
     @cached_property
     def calls(self) -> list[ast.Call]:
-        return [n for n in self.nodes if isinstance(n, ast.Call)]
+        return self.nodes_of(ast.Call)  # type: ignore[return-value]
 
     @cached_property
     def assigns(self) -> list[ast.Assign]:
-        return [n for n in self.nodes if isinstance(n, ast.Assign)]
+        return self.nodes_of(ast.Assign)  # type: ignore[return-value]
 
     def parameter_owners(self, source: ast.AST) -> list[str | None]:
         """``key_of(M)`` for each ``M.parameters()`` / ``M.named_parameters()`` in ``source``, in ``ast.walk`` order; cached per
@@ -258,15 +275,11 @@ class FileContext(RoleIndex):
                             found[id(stmt)] = (body, index)
         return found
 
-    @cached_property
+    @property
     def parents(self) -> dict[int, ast.AST]:
         """id(node) -> the node it is a child of, for every node of this file (a top-level statement's: the module);
-        built once per file, for the rules that climb from a node to what holds it."""
-        found: dict[int, ast.AST] = {}
-        for node in (self.tree, *self.nodes):
-            for child in children(node):
-                found[id(child)] = node
-        return found
+        recorded by the one walk that indexes the file, for the rules that climb from a node to what holds it."""
+        return self._parent_of
 
     def loads(self, scope: ast.AST, name: str) -> list[ast.Name]:
         """The Name nodes of ``scope``'s own body that read ``name``, in the order of :meth:`members`; one index per scope
@@ -325,3 +338,25 @@ class FileContext(RoleIndex):
             return lines[first].encode()[node.col_offset:end_col].decode()  # type: ignore[attr-defined]
         head = lines[first].encode()[node.col_offset:].decode()  # type: ignore[attr-defined]
         return head + "".join(lines[first + 1:last]) + lines[last].encode()[:end_col].decode()
+
+
+def _of_classes(store: dict, key: str, nodes: list[ast.AST], kinds: tuple[type[ast.AST], ...]) -> list[ast.AST]:
+    """The items of ``nodes`` whose class is one of ``kinds``, in order; ``store[key]`` keeps the positions of each
+    class (built on first use) and the merged answer of each ``kinds`` asked."""
+    index = store.get(key)
+    if index is None:
+        index = store[key] = {}
+        for position, node in enumerate(nodes):
+            found = index.get(node.__class__)
+            if found is None:
+                index[node.__class__] = [position]
+            else:
+                found.append(position)
+    answer = index.get(kinds)
+    if answer is None:
+        if len(kinds) == 1:
+            answer = [nodes[p] for p in index.get(kinds[0], ())]
+        else:
+            answer = [nodes[p] for p in sorted(p for kind in kinds for p in index.get(kind, ()))]
+        index[kinds] = answer
+    return answer

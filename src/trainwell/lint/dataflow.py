@@ -57,7 +57,7 @@ def definitions(ctx: FileContext, scope: ast.AST) -> dict[str, list[tuple[int, a
     if id(scope) in cache:
         return cache[id(scope)]
     found: dict[str, list[tuple[int, ast.AST]]] = {}
-    for node in scope_nodes(ctx, scope):
+    for node in ctx.members_of(scope, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 _bind(found, target, node.value, node.lineno)
@@ -115,7 +115,7 @@ def no_grad_nodes(ctx: FileContext) -> set[int]:
     if cached is not None:
         return cached
     found: set[int] = set()
-    for node in ctx.nodes:
+    for node in ctx.nodes_of(ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef):
         if isinstance(node, (ast.With, ast.AsyncWith)) and any(grad_of(ctx, item.context_expr) is False for item in node.items):
             body = node.body
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(grad_of(ctx, d) is False for d in node.decorator_list):

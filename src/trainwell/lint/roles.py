@@ -154,9 +154,7 @@ class RoleIndex:
         """Role of every key that the file assigns from a known constructor (or uses as one)."""
         roles: dict[str, Role] = {}
         assigns: list[tuple[str, ast.expr]] = []
-        for node in self.nodes:
-            if not isinstance(node, (ast.Assign, ast.AnnAssign)):
-                continue  # one test for the other nodes of the file
+        for node in self.nodes_of(ast.Assign, ast.AnnAssign):  # type: ignore[attr-defined]
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
                     and isinstance(node.value, (ast.Tuple, ast.List)) and len(node.value.elts) == len(node.targets[0].elts):
                 targets = list(zip(node.targets[0].elts, node.value.elts))  # `D, G = Discriminator(), Generator()`
@@ -270,13 +268,13 @@ class RoleIndex:
             if name in ("zero_grad", "step"):
                 (cleared if name == "zero_grad" else stepped).add(key_of(node.func.value))  # type: ignore[union-attr]
             called.add(key_of(node.func))
-        grouped = {key_of(n.value) for n in self.nodes if isinstance(n, ast.Attribute) and n.attr == "param_groups"}
+        grouped = {key_of(n.value) for n in self.nodes_of(ast.Attribute) if n.attr == "param_groups"}  # type: ignore[attr-defined]
         instances = {**getattr(self, "instances", {}), **self.project_instances}
         found += [k for k in (cleared | grouped) & stepped if k not in called and k not in instances]
         for key in found:
             if key and key not in roles:
                 roles[key] = Role("optimizer", None, "")
-        for loop in (n for n in self.nodes if isinstance(n, (ast.For, ast.AsyncFor))):
+        for loop in self.nodes_of(ast.For, ast.AsyncFor):  # type: ignore[attr-defined]
             for target, iterable in _loop_pairs(loop.target, loop.iter):
                 key = key_of(target)
                 if key and key not in roles and self._holds_optimizers(iterable, roles):
@@ -329,7 +327,7 @@ class RoleIndex:
                 hit = project.class_def(self, call.func)
                 if hit is not None and not hit[0].is_module_class(hit[1].name):
                     found[key] = (hit[0], hit[1], call)
-        for node in self.nodes:  # `scaler: GradScaler = GradScaler()` elsewhere makes the key hold two kinds of object
+        for node in self.nodes_of(ast.AnnAssign):  # type: ignore[attr-defined]  # `scaler: GradScaler = ...` elsewhere: two kinds
             if isinstance(node, ast.AnnAssign) and (key := key_of(node.target)) in counts:
                 counts[key] += 1
         return {k: v for k, v in found.items() if counts[k] == 1}

@@ -50,7 +50,7 @@ def _assignments(ctx: FileContext) -> dict[str, list[ast.expr]]:
     if cached is not None:
         return cached
     found: dict[str, list[ast.expr]] = {}
-    for node in ctx.nodes:
+    for node in ctx.nodes_of(ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 key = key_of(target)

@@ -285,7 +285,7 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
     """Keys of the models moved to a device, with the ids of the scopes that move them (-> the first line that does)."""
     keys: dict[str, dict[int, int]] = {}
     back: set[str] = set()  # models also moved back to the CPU (`model.cpu()` before an export or a CPU evaluation)
-    for node in ctx.nodes:
+    for node in ctx.nodes_of(ast.Assign, ast.Expr):
         if not isinstance(node, (ast.Assign, ast.Expr)):
             continue  # every case below is one of these: one test for the other nodes of the file
         call = None
@@ -325,7 +325,7 @@ def _unmoved(ctx: FileContext, analysis, scope: ast.AST, line: int, name: ast.Na
 def _not_a_module_here(ctx: FileContext, forward: ev.Event) -> bool:
     """Whether the forward sits in the ``else`` of ``if isinstance(net, nn.Module)``: there ``net`` is a plain function
     (a hand-written model), never the module that was moved to the device."""
-    for node in ctx.members(forward.scope):
+    for node in ctx.members_of(forward.scope, ast.If):
         if isinstance(node, ast.If) and isinstance(node.test, ast.Call) and key_of(node.test.func) == "isinstance" \
                 and len(node.test.args) == 2 and key_of(node.test.args[0]) == forward.key \
                 and "Module" in ast.unparse(node.test.args[1]) \

@@ -82,7 +82,7 @@ def _training_follows(event: ev.Event, optimizers: list[str], steps: list[ev.Eve
 def _frozen(ctx: FileContext) -> set[str]:
     """Keys whose parameters are really frozen: requires_grad_(False), or a loop setting p.requires_grad = False."""
     keys: set[str] = set()
-    for node in ctx.nodes:
+    for node in ctx.nodes_of(ast.Call, ast.For, ast.AsyncFor):
         if isinstance(node, ast.Call) and method_name(node) == "requires_grad_" and node.args \
                 and isinstance(node.args[0], ast.Constant) and node.args[0].value is False:
             key = key_of(node.func.value)  # type: ignore[attr-defined]

@@ -23,7 +23,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     scopes = [ctx.tree, *ctx.functions.values(), *(m for cls, ms in ctx.methods.items() if not ctx.is_module_class(cls) for m in ms.values())]
     for scope in scopes:
         nodes = scope_nodes(ctx, scope)
-        statements = sorted((n for n in nodes if isinstance(n, (ast.Assign, ast.Expr, ast.AugAssign))), key=lambda n: n.lineno)
+        statements = sorted(ctx.members_of(scope, ast.Assign, ast.Expr, ast.AugAssign), key=lambda n: n.lineno)
         for stmt in statements:
             data = _statistic_of(ctx, stmt)
             if data is None or any(w in data.lower() for w in _SPLIT_WORDS):

@@ -32,12 +32,11 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     if not any(word in ctx.source for word in ("len(", "mean(", "average(", ".update(")):
         return  # no division by a count, no mean call, no averager: nothing this rule reads
     for scope in [ctx.tree, *ctx.functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]:
-        nodes = scope_nodes(ctx, scope)
-        loops = [n for n in nodes if isinstance(n, (ast.For, ast.AsyncFor))]
+        loops = ctx.members_of(scope, ast.For, ast.AsyncFor)
         if not loops:
             continue
-        added = _added_to(nodes)
-        for node in nodes:
+        added = _added_to(ctx.members_of(scope, ast.AugAssign, ast.Call))
+        for node in ctx.members_of(scope, ast.BinOp, ast.AugAssign, ast.Call):
             average = _average(ctx, node) if isinstance(node, (ast.BinOp, ast.AugAssign, ast.Call)) else None
             if average is None or average[0] not in added:
                 continue

@@ -33,7 +33,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     scopes = [ctx.tree, *ctx.functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
     built = []  # (scope, line, optimizer key, optimizer class, model keys)
     for scope in scopes:
-        for node in scope_nodes(ctx, scope):
+        for node in ctx.members_of(scope, ast.Assign):
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 role = ctx.classify(node.value)
                 key = key_of(node.targets[0])
@@ -43,7 +43,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     groups = [(opt_cls, frozenset(models)) for *_, opt_cls, models in built]  # equal class and models: a statement is judged once
     for scope in scopes:
-        for node in scope_nodes(ctx, scope):
+        for node in ctx.members_of(scope, ast.Assign, ast.Expr):
             if not _may_replace(ctx, node):
                 continue
             judged: dict[tuple[str, frozenset[str]], str | None] = {}

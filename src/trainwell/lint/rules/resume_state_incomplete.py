@@ -87,7 +87,7 @@ def _checkpoint_of(ctx: FileContext, node: ast.expr) -> str | None:
 
 def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
     """The checkpoint's epoch or step is read back, or the load is guarded by a test about resuming."""
-    for node in ctx.nodes:
+    for node in ctx.nodes_of(ast.Subscript, ast.Call):
         key = None
         if isinstance(node, ast.Subscript) and key_of(node.value) == checkpoint and isinstance(node.slice, ast.Constant):
             key = node.slice.value
@@ -95,7 +95,7 @@ def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
             key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
         if isinstance(key, str) and any(w in key.lower() for w in _RESUME_KEYS):
             return True
-    for node in ctx.nodes:
+    for node in ctx.nodes_of(ast.If):
         if isinstance(node, ast.If) and ctx.encloses(node, load) and "resum" in ast.unparse(node.test).lower():
             return True
     if _saved_with_state_then_trained(ctx, load, checkpoint):

@@ -91,11 +91,14 @@ def _reads_what_it_saved(ctx: FileContext, call: ast.Call, parents: dict[int, as
         return False
     text = ctx.text(source)
     scope = next((p for p, _ in _enclosing(call, parents) if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef))), ctx.tree)
-    saves = [n.lineno for n in walk(scope) if isinstance(n, ast.Call) and n.lineno < call.lineno and ctx.call_name(n) == "torch.save"
+    whole = scope is ctx.tree  # the file's own lists of calls and names: no walk of the module per load
+    calls = ctx.calls if whole else [n for n in walk(scope) if isinstance(n, ast.Call)]
+    saves = [n.lineno for n in calls if n.lineno < call.lineno and ctx.call_name(n) == "torch.save"
              and (target := _file_argument(n, 1, "f")) is not None and ctx.text(target) == text]
     if not saves or not isinstance(source, ast.Name):
         return bool(saves)
-    rebound = [n.lineno for n in walk(scope) if isinstance(n, ast.Name) and n.id == source.id and isinstance(n.ctx, ast.Store)]
+    names = ctx.nodes_of(ast.Name) if whole else walk(scope)
+    rebound = [n.lineno for n in names if isinstance(n, ast.Name) and n.id == source.id and isinstance(n.ctx, ast.Store)]
     return any(not any(save < line < call.lineno for line in rebound) for save in saves)  # the name still holds the saved file
 
 
