@@ -236,3 +236,25 @@ def test_a_later_cell_s_move_to_the_device_does_not_reach_an_earlier_cell_s_loop
     path = _write_notebook(tmp_path / "cells.ipynb", ("code", setup), ("code", loop), ("code", moved))
     _, out, _ = _run(capsys, str(path))
     assert [line.split(": TW403")[0] for line in out.splitlines() if ": TW403" in line] == [f"{path}:cell 3:5:12"]
+
+
+@pytest.mark.parametrize("cell", [
+    "import torch\nmodel = torch.nn.Linear(2, 2)",                        # no final newline
+    "for x in data:\n    y = model(x)\n        \n    y.sum()\n",            # a whitespace-only line inside a block
+    "a = 1\r\n   \r\nb = 2\r\n",                                           # CRLF, a blank line of spaces
+    "def f():\n    return 1\n\n\nclass A:\n    pass\n",
+])
+def test_a_cell_ipython_leaves_alone_is_read_without_running_ipython(cell):
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from trainwell.lint.notebook import _untouched
+
+    assert _untouched(cell) == TransformerManager().transform_cell(cell)
+
+
+@pytest.mark.parametrize("cell", ["%time f()\n", "x = !ls\n", "model?\n", ">>> a = 1\n", "In [1]: a = 1\n", "    a = 1\n",
+                                  "def f():\n    ...\n"])
+def test_a_cell_with_anything_for_ipython_goes_through_ipython(cell):
+    from trainwell.lint.notebook import _untouched
+
+    assert _untouched(cell) is None
