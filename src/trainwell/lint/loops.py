@@ -204,7 +204,9 @@ class Analysis(Callees, Queries, Ownership, ModeState):
             iter_key = subst_key(unwrap_iter(loop.iter), env.subst)
         frame = Frame(loop, parent, "loop", iter_key)
         frame.entry_conds = self.conds
-        if self.track_modes:  # first pass: what does one iteration leave behind?
+        # First pass: what does one iteration leave behind? Only where events are recorded: inside another loop's first
+        # pass the walk below is that pass (a mode either set in the body or kept from the entry: one pass is the join).
+        if self.track_modes and recording:
             entry, entry_ran = dict(self.modes), dict(self.ran)
             self.recording, self.frame = False, frame
             self._block(loop.body, env)
