@@ -199,21 +199,20 @@ class ProjectIndex:
 
     def _beside(self, here: Path, head: str) -> bool:
         """Whether a module ``head`` sits in ``here`` or a folder above it, up to a checked root: the sibling module a
-        script imports when only the script was named (`trainwell check train.py` with `from models import Net`)."""
+        script imports when only the script was named (`trainwell check train.py` with `from models import Net`).
+        Answered per folder, so sibling folders share what their parents hold (`torch` asked from every folder)."""
         known = self._besides.get((here, head))
         if known is None:
-            known = self._besides[(here, head)] = self._beside_uncached(here, head)
+            if self._root_of(here) is None:
+                known = False
+            elif self._on_disk(here / f"{head}.py") or self._on_disk(here / head / "__init__.py"):
+                known = True
+            elif any(here == root for root in self._roots) or here.parent == here:
+                known = False
+            else:
+                known = self._beside(here.parent, head)
+            self._besides[(here, head)] = known
         return known
-
-    def _beside_uncached(self, here: Path, head: str) -> bool:
-        folder = here
-        while self._root_of(folder) is not None:
-            if self._on_disk(folder / f"{head}.py") or self._on_disk(folder / head / "__init__.py"):
-                return True
-            if any(folder == root for root in self._roots) or folder.parent == folder:
-                break
-            folder = folder.parent
-        return False
 
     def _root_of(self, folder: Path) -> Path | None:
         """The first checked root that is ``folder`` or a folder above it, once per folder (``Path.parents`` builds a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Iterator
 
 from trainwell.lint.context import FileContext, key_of, method_name, walk
@@ -75,8 +76,12 @@ def _split_targets(nodes: list[ast.AST]) -> set[int]:
 def _split_after(ctx: FileContext, nodes: list[ast.AST], data: str, line: int) -> ast.AST | None:
     """The first statement after ``line`` that splits ``data`` (or a dataset built from it) into train/validation parts."""
     derived = {data}
-    named = _split_targets(nodes)
-    for node in sorted((n for n in nodes if getattr(n, "lineno", 0) > line), key=lambda n: (n.lineno, n.col_offset)):  # type: ignore[attr-defined]
+    cache = ctx.__dict__.setdefault("_tw402_scopes", {})  # asked per statistic: the scope's split targets and order, once
+    if id(nodes) not in cache:
+        ordered = sorted((n for n in nodes if getattr(n, "lineno", 0) > 0), key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+        cache[id(nodes)] = (_split_targets(nodes), ordered, [n.lineno for n in ordered])  # type: ignore[attr-defined]
+    named, ordered, lines = cache[id(nodes)]
+    for node in ordered[bisect.bisect_right(lines, line):]:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and any(key_of(a) in derived for a in node.value.args):
             derived |= {key_of(t) for t in node.targets if key_of(t)}  # TensorDataset(X, Y) -> full
         if isinstance(node, ast.Call):
