@@ -149,15 +149,13 @@ class FileContext(RoleIndex):
     def nodes_of(self, *kinds: type[ast.AST]) -> list[ast.AST]:
         """The file's nodes of these concrete classes (``ast.Call``, never ``ast.expr``), in ``nodes`` order: one pass
         sorts every node by class, then each question is a lookup instead of a scan of the whole file."""
-        return _of_classes(self.__dict__, "_nodes_by_class", self.nodes, kinds)
+        return _of_classes(self.__dict__.setdefault("_nodes_by_class", {}), self.nodes, kinds)
 
     def members_of(self, scope: ast.AST, *kinds: type[ast.AST]) -> list[ast.AST]:
         """:meth:`members` of ``scope`` of these concrete classes, in order (sorted by class once per scope)."""
         home = self.home(scope)
-        cache = home.__dict__.setdefault("_members_by_class", {})
-        if id(scope) not in cache:
-            cache[id(scope)] = {}
-        return _of_classes(cache[id(scope)], "by_class", home.members(scope), kinds)
+        index = home.__dict__.setdefault("_members_by_class", {}).setdefault(id(scope), {})
+        return _of_classes(index, home.members(scope), kinds)
 
     @cached_property
     def calls(self) -> list[ast.Call]:
@@ -340,12 +338,11 @@ class FileContext(RoleIndex):
         return head + "".join(lines[first + 1:last]) + lines[last].encode()[:end_col].decode()
 
 
-def _of_classes(store: dict, key: str, nodes: list[ast.AST], kinds: tuple[type[ast.AST], ...]) -> list[ast.AST]:
-    """The items of ``nodes`` whose class is one of ``kinds``, in order; ``store[key]`` keeps the positions of each
-    class (built on first use) and the merged answer of each ``kinds`` asked."""
-    index = store.get(key)
-    if index is None:
-        index = store[key] = {}
+def _of_classes(index: dict, nodes: list[ast.AST], kinds: tuple[type[ast.AST], ...]) -> list[ast.AST]:
+    """The items of ``nodes`` whose class is one of ``kinds``, in order. ``index`` keeps each class's positions
+    (filled on the first question) and each answer given."""
+    if not index:
+        index[None] = []  # filled, even for no nodes
         for position, node in enumerate(nodes):
             found = index.get(node.__class__)
             if found is None:
