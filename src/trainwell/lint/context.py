@@ -22,8 +22,16 @@ from trainwell.diagnostic import Finding, Fix
 _PHYSICAL_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # ast's line breaks (not \f or \v)
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_SCOPE_CLASSES = frozenset(_SCOPES)  # exact classes: ast never subclasses them
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # a node class's fields that can hold child nodes (ctx markers left out)
 _UNSEEN = object()
 _DECLARATIONS = (ast.Import, ast.ImportFrom, ast.ClassDef)
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node class the indexing walk follows, named once per class."""
+    found = _CHILD_FIELDS[kind] = tuple(name for name in kind._fields if name != "ctx")  # type: ignore[attr-defined]
+    return found
 
 
 class FileContext(RoleIndex):
@@ -60,20 +68,21 @@ class FileContext(RoleIndex):
             node, owner = pop()
             nodes_append(node)
             owner.append(node)
-            if node.__class__ is Name or node.__class__ is Constant:
+            kind = node.__class__
+            if kind is Name or kind is Constant:
                 continue  # a leaf (an identifier and its ctx, a constant): about half the nodes
-            inner = self.scope_members.setdefault(id(node), []) if isinstance(node, _SCOPES) else owner
-            for name in node._fields:
+            inner = self.scope_members.setdefault(id(node), []) if kind in _SCOPE_CLASSES else owner
+            fields = _CHILD_FIELDS.get(kind)
+            for name in fields if fields is not None else _child_fields(kind):
                 value = getattr(node, name, None)
-                if isinstance(value, AST):
-                    if name != "ctx":
-                        push((value, inner))
-                        parent_of[id(value)] = node
-                elif isinstance(value, list):
+                if value.__class__ is list:
                     for item in value:
                         if isinstance(item, AST):
                             push((item, inner))
                             parent_of[id(item)] = node
+                elif isinstance(value, AST):
+                    push((value, inner))
+                    parent_of[id(value)] = node
         for node in self.nodes:
             if not isinstance(node, _DECLARATIONS):
                 continue  # one test for the many nodes that are none of the four cases below
