@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 from typing import Iterator
 
 from trainwell.lint.context import FileContext, key_of, method_name, walk
@@ -22,10 +23,15 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     # A module's methods run inside forward passes: their reductions and slices are the model's maths, not data prep.
     scopes = [ctx.tree, *ctx.functions.values(), *(m for cls, ms in ctx.methods.items() if not ctx.is_module_class(cls) for m in ms.values())]
+    # a statement that computes a statistic says its name, or the name it was imported as (`from numpy import mean as avg`)
+    aliases = [name for name, full in ctx.imports.items() if full.rsplit(".", 1)[-1] in _STATS]
+    words = re.compile("|".join(sorted(_STATS | _FITS) + [re.escape(a) for a in aliases]))
     for scope in scopes:
         nodes = scope_nodes(ctx, scope)
         statements = sorted(ctx.members_of(scope, ast.Assign, ast.Expr, ast.AugAssign), key=lambda n: n.lineno)
         for stmt in statements:
+            if not words.search("\n".join(ctx.lines[stmt.lineno - 1:stmt.end_lineno])):
+                continue  # names no statistic and no fit: nothing to walk
             data = _statistic_of(ctx, stmt)
             if data is None or any(w in data.lower() for w in _SPLIT_WORDS):
                 continue
