@@ -36,8 +36,8 @@ _READS_ROLES = _MODEL_WRAPPERS | {"deepcopy"}  # classify() reads the roles for 
 _MODE_LAYERS = re.compile(r"Dropout|BatchNorm|dropout|batch_norm|SyncBatchNorm")
 # wrappers that hand back the same loader, sampling unchanged (Accelerate, Fabric)
 _LOADER_KEEPERS = {"prepare", "setup_dataloaders", "prepare_data_loader", "setup"}
-TORCHVISION_BY_NAME = "torchvision.models[name]"
-_UNSEEN_ROLE = object()  # Role.cls of a torchvision model looked up by name
+TORCHVISION_BY_NAME = "torchvision.models[name]"  # Role.cls of a torchvision model looked up by name
+_UNSEEN_ROLE = object()  # classify()'s memo: a node not asked about yet
 _PEFT_LOADERS = re.compile(r"(Auto)?Peft(Mixed)?Model")  # PEFT classes whose `from_pretrained` loads adapters frozen
 _NOT_MODELS = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Dataset|Pipeline", re.I)
 

@@ -71,11 +71,8 @@ def _held_modules(ctx: FileContext, scope: ast.AST, built: ast.Assign) -> set[st
     parameter groups a name of it was assigned before, in the same function (``params = [{"params":
     model.fc.parameters()}, ...]``)."""
     names = {n.id for n in walk(built.value) if isinstance(n, ast.Name)}
-    cache = ctx.__dict__.setdefault("_tw109_assigns", {})  # asked per optimizer: the scope's assignments listed once
-    assigns = cache.get(id(scope))
-    if assigns is None:
-        assigns = cache[id(scope)] = [(n, {key_of(t) for t in n.targets}) for n in scope_nodes(ctx, scope) if isinstance(n, ast.Assign)]
-    sources = [built.value] + [n.value for n, keys in assigns if n.lineno < built.lineno and not keys.isdisjoint(names)]
+    sources = [built.value] + [n.value for n in ctx.members_of(scope, ast.Assign)  # type: ignore[attr-defined]
+                               if n.lineno < built.lineno and any(key_of(t) in names for t in n.targets)]
     owners = ctx.__dict__.setdefault("_tw109_owners", {})  # keyed by the node itself: it stays alive, its id its own
     for source in sources:
         if source not in owners:
@@ -106,10 +103,9 @@ def _may_replace(ctx: FileContext, node: ast.AST) -> bool:
         return isinstance(node.value, ast.Call) and method_name(node.value) in _CASTS | {"load_state_dict"}
     if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.value, ast.Call):
         return False
-    role = ctx.classify(node.value)
-    last = (ctx.call_name(node.value) or "").rsplit(".", 1)[-1]
+    role, qual = ctx.classify(node.value), ctx.call_name(node.value) or ""
     return role is not None and role.kind == "model" or _casts_of(node.value) is not None \
-        or (ctx.call_name(node.value) or "").endswith("deepcopy") or last in ("FullyShardedDataParallel", "FSDP", "fully_shard")
+        or qual.endswith("deepcopy") or qual.rsplit(".", 1)[-1] in ("FullyShardedDataParallel", "FSDP", "fully_shard")
 
 
 def _replacement(ctx: FileContext, analysis, node: ast.stmt, models: set[str], opt_cls: str) -> str | None:
