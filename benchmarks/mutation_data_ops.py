@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator
 
-from mutation_premises import Operator, assigned, distributed, is_loss_call, registry, training_loop
+from mutation_premises import Operator, assigned, distributed, is_loss_call, registry, siblings, step_blocks, training_loop
 from mutation_script import Mutant, Script, callee, receiver
 
 OPERATORS: dict[str, tuple[str, Operator]] = {}  # name -> (code, operator)
@@ -96,6 +96,68 @@ def _unweighted(script: Script, value: ast.AST) -> list[tuple[int, int, list[str
             and counted.lineno == counted.end_lineno:
         return script.replace(counted, f"{ast.unparse(counted.func.value)}.float().mean()")  # a count -> the batch's accuracy
     return None
+
+
+@operator("TW115", "accumulate-without-last-step")
+
+
+def accumulate_without_last_step(script: Script) -> Iterator[Mutant | None]:
+    """Gradient accumulation added to a per-batch step the way tutorials add it: ``(loss / k).backward()`` every batch,
+    clip, step and clear when ``(i + 1) % k == 0`` with ``i`` from ``enumerate(loader)`` (added when the loop has none),
+    where the loader's number of batches is known and k does not divide it, and nothing else clears the gradients:
+    each epoch's last micro-batches are added into the next epoch's first step."""
+    for block, back, step in step_blocks(script):
+        loop = script.loops_of(step)[:1]
+        if not loop or block is not loop[0].body or not isinstance(loop[0], ast.For):
+            continue
+        loop_edits, index, loader = _enumerated(script, loop[0])
+        zeros = siblings(script, block, lambda c: callee(c) == "zero_grad")
+        clears = [c for c in ast.walk(script.tree) if isinstance(c, ast.Call) and callee(c) == "zero_grad"]
+        batches = _batches(script, loader) if index else None
+        loss = back.value.func.value if isinstance(back.value.func, ast.Attribute) else None
+        if len(zeros) != 1 or len(clears) != 1 or not batches or not isinstance(loss, ast.Name):
+            continue
+        k = next(k for k in (4, 3, 5, 7) if batches % k)
+        indent = script.indent(step)
+        between = [s for s in block if (back.end_lineno or back.lineno) < s.lineno < step.lineno]  # a clip, an unscale_
+        guarded = [f"{indent}if ({index} + 1) % {k} == 0:\n",
+                   *(line for stmt in [*between, step, zeros[0]] for line in script.text_at(stmt, indent + "    "))]
+        yield script.mutant("TW115", "accumulate-without-last-step", step,
+                            loop_edits + [edit for stmt in [zeros[0], *between] for edit in script.delete(stmt)]
+                            + script.replace(loss, f"({loss.id} / {k})") + [(step.lineno - 1, step.end_lineno or step.lineno, guarded)])
+
+
+def _enumerated(script: Script, loop: ast.For) -> tuple[list[tuple[int, int, list[str]]], str | None, str]:
+    """(the edits that make ``loop`` count its batches, the counter's name, the loader's text): ``for i, b in
+    enumerate(loader)`` as it is; ``for b in loader`` becomes ``for i, b in enumerate(loader)`` (a name the function
+    does not use). No counter for anything else."""
+    if isinstance(loop.iter, ast.Call) and callee(loop.iter) == "enumerate" and len(loop.iter.args) == 1 and not loop.iter.keywords:
+        counter = loop.target.elts[0] if isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 else None
+        return [], counter.id if isinstance(counter, ast.Name) else None, ast.unparse(loop.iter.args[0])
+    if not isinstance(loop.iter, ast.Name | ast.Attribute):
+        return [], None, ""
+    used = {n.id for n in ast.walk(script.function_of(loop)) if isinstance(n, ast.Name)}
+    index = next(name for name in ("i", "batch_idx", "micro_step") if name not in used)
+    loader = ast.unparse(loop.iter)
+    edit = script.splice((loop.target.lineno, loop.target.col_offset), (loop.iter.end_lineno, loop.iter.end_col_offset),
+                         f"{index}, {ast.unparse(loop.target)} in enumerate({loader})")
+    return edit, index, loader
+
+
+def _batches(script: Script, loader: str) -> int | None:
+    """The number of batches of ``loader`` where its dataset's size and its batch size are known."""
+    built = script.built_with(loader, {"DataLoader"})
+    if built is None:
+        return None
+    size_arg = next((k.value for k in built.keywords if k.arg == "batch_size"), built.args[1] if len(built.args) > 1 else None)
+    batch = script.int_value(size_arg) if size_arg is not None else 1
+    size = _dataset_size(script, built)
+    if not batch or not size:
+        return None
+    drop = next((k.value for k in built.keywords if k.arg == "drop_last"), ast.Constant(False))
+    if not isinstance(drop, ast.Constant):
+        return None
+    return size // batch if drop.value else -(-size // batch)
 
 
 def _uneven_last_batch(script: Script, loader: str) -> bool:
@@ -394,12 +456,13 @@ def torch_load_weights_only_false(script: Script) -> Iterator[Mutant | None]:
 
 
 def delete_seed(script: Script) -> Iterator[Mutant | None]:
-    """The one ``torch.manual_seed`` of a program that trains (a loop that runs backward, itself or through the
-    script's functions) deleted; a gradient check with one backward outside any loop is no training run."""
+    """The one ``torch.manual_seed`` of a program that trains (a loop that runs backward and an optimizer step, itself
+    or through the script's functions) deleted; a gradient check (backward with no step) is no training run."""
     seeds = list(script.expression_statements("manual_seed"))
     others = [c for c in script.calls if callee(c) in {"seed_everything", "set_seed", "manual_seed_all"}]
     torch_seeds = [(s, c) for s, c in seeds if receiver(c) == "torch"]
-    trains = any(isinstance(loop, (ast.For, ast.While)) and script.reaches(loop, "backward") for loop in ast.walk(script.tree))
+    trains = any(isinstance(loop, (ast.For, ast.While)) and script.reaches(loop, "backward") and script.reaches(loop, "step")
+                 for loop in ast.walk(script.tree))
     if len(torch_seeds) == 1 and len(seeds) == 1 and not others and script.contains(script.tree, "backward") and trains:
         stmt, _ = torch_seeds[0]
         yield script.mutant("TW504", "delete-seed", stmt, script.delete(stmt))

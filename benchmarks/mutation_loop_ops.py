@@ -209,6 +209,29 @@ def _backpropagated(loop: ast.AST, assign: ast.Assign, name: str) -> bool:
     return False
 
 
+@operator("TW603", "freeze-whole-model")
+
+
+def freeze_whole_model(script: Script) -> Iterator[Mutant | None]:
+    """``M.requires_grad_(False)`` added right after the optimizer over ``M.parameters()`` is built (a backbone freeze
+    that names the whole model), in a script that never sets ``requires_grad`` elsewhere and steps that optimizer in a
+    training loop of the same function: every parameter it holds is frozen, so nothing trains."""
+    if "requires_grad" in script.source:
+        return  # an unfreeze or a freeze of its own: the premises are not the mutant's alone
+    for node in ast.walk(script.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)
+                and callee(node.value) in OPTIMIZERS and node.value.args and script.alone(node)):
+            continue
+        first = node.value.args[0]
+        if not (isinstance(first, ast.Call) and callee(first) == "parameters" and not first.args and receiver(first)):
+            continue
+        name = ast.unparse(node.targets[0])
+        steps = [c for c in ast.walk(script.function_of(node)) if isinstance(c, ast.Call) and script.is_optimizer_step(c)
+                 and receiver(c) == name and c.lineno > node.lineno and training_loop(script, c) is not None]
+        if steps:
+            yield script.mutant("TW603", "freeze-whole-model", node, script.insert_after(node, f"{receiver(first)}.requires_grad_(False)"))
+
+
 # -- resume and many processes -----------------------------------------------------
 @operator("TW110", "delete-set-epoch")
 
@@ -352,6 +375,13 @@ def _evaluates(script: Script, node: ast.AST) -> bool:
         and not any(callee(c) in {"backward", "grad", "enable_grad"} for c in calls)
 
 
+def _before_a_backward(script: Script, node: ast.stmt) -> bool:
+    """Whether a later statement of the same block runs a backward: the block computes inputs of a training step (a
+    frozen backbone's features for a trained head, a generator's fakes for the discriminator's step). Without its
+    ``no_grad`` the gradients flow into the network that should stay fixed: another mistake than TW203's."""
+    return any(s.lineno > (node.end_lineno or node.lineno) and script.contains(s, "backward") for s in script.block_of(node))
+
+
 def _once(script: Script, node: ast.AST) -> bool:
     """A block of the script's straight-line code that runs one time, with no loop in it (a prediction for a plot after
     training): its graph costs one batch once, the shape the catalog leaves alone (TW203's good one-prediction case)."""
@@ -367,7 +397,7 @@ def delete_no_grad(script: Script) -> Iterator[Mutant | None]:
         if isinstance(node, ast.With) and len(node.items) == 1 and isinstance(node.items[0].context_expr, ast.Call) \
                 and callee(node.items[0].context_expr) in {"no_grad", "inference_mode"} and node.items[0].optional_vars is None \
                 and not script.in_no_grad(node) and _evaluates(script, node) and not _once(script, node) \
-                and node.body[0].lineno > node.lineno:
+                and not _before_a_backward(script, node) and node.body[0].lineno > node.lineno:
             inner, outer = script.indent(node.body[0]), script.indent(node)
             body = [outer + line[len(inner):] if line.startswith(inner) else line for line in script.lines[node.lineno:node.end_lineno]]
             yield script.mutant("TW203", "delete-no-grad", node, [(node.lineno - 1, node.end_lineno or node.lineno, body)])

@@ -3,6 +3,7 @@
     python benchmarks/mutations.py --cache ~/.cache/tw-mutations                 # git clone from GitHub
     python benchmarks/mutations.py --cache /tmp/tw-mut --mirror /work/.mirror      # offline: local git mirrors
     python benchmarks/mutations.py ... --repo karpathy/nanoGPT --tsv out.tsv --misses misses.md
+    python benchmarks/mutations.py ... --operator freeze-whole-model              # one operator's mutants only
 
 Each repository below is checked out at its pinned commit (only its Python
 sources and the files that declare its PyTorch) into --cache, from a bare
@@ -42,7 +43,7 @@ from trainwell.lint import runner
 from trainwell.lint.dependencies import Dependencies
 from trainwell.lint.index import ProjectIndex
 
-REPOS = [  # (owner/name, commit): the corpus; the commits are those of benchmarks/realworld-triage.tsv
+REPOS = [  # (owner/name, commit): the corpus; the snapshots benchmarks/realworld-triage.tsv was triaged on
     ("pytorch/examples", "77f55b912142e11fcfdf5b530231fb9c52f181e8"),
     ("karpathy/nanoGPT", "3adf61e154c3fe3fca428ad6bc3818b27a3b8291"),
     ("karpathy/makemore", "988aa59e4d8fefa526d06f3b453ad116258398d4"),
@@ -73,6 +74,8 @@ REPOS = [  # (owner/name, commit): the corpus; the commits are those of benchmar
     ("clovaai/deep-text-recognition-benchmark", "e2117f2fb882b3c6085030500a260c113be27a63"),
     ("timesler/facenet-pytorch", "787da06156087cd6b616fe6608213722bddc30cd"),
     ("yhenon/pytorch-retinanet", "0348a9d57b279e3b5b235461b472d37da5feec3d"),
+    ("microsoft/Swin-Transformer", "f82860bfb5225915aca09c3227159ee9e1df874d"),  # AMP: GradScaler, unscale_, clip
+    ("facebookresearch/dino", "7c446df5b9f45747937fb0d72314eb9f7b66930a"),
 ]
 OPERATORS = {**mutation_loop_ops.OPERATORS, **mutation_data_ops.OPERATORS}  # name -> (code, operator)
 KEPT_FILES = (".py",)
@@ -89,9 +92,11 @@ class Result:
     diff: str = ""
 
 
-def mutants(script: Script, per_operator: int = 3) -> Iterator[Mutant]:
-    """Every operator's mutants of ``script`` (at most ``per_operator`` each)."""
-    for _, make in OPERATORS.values():
+def mutants(script: Script, per_operator: int = 3, only: set[str] | None = None) -> Iterator[Mutant]:
+    """Every operator's mutants of ``script`` (at most ``per_operator`` each); ``only``: these operators' alone."""
+    for name, (_, make) in OPERATORS.items():
+        if only and name not in only:
+            continue
         made = 0
         for mutant in make(script):
             if mutant is not None and made < per_operator:
@@ -146,6 +151,7 @@ def checkout(repo: str, commit: str, cache: Path, mirror: Path | None) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(blobs[header_end + 1:header_end + 1 + size])
         at = header_end + 1 + size + 1
+    dest.mkdir(parents=True, exist_ok=True)  # also for a repository with no Python source (notebooks only)
     marker.write_text(commit + "\n")
     return dest
 
@@ -236,7 +242,8 @@ def _dependencies(root: Path) -> Dependencies:
     return Dependencies(str(f.resolve()) for f in _tree_files(root))
 
 
-def run_repo(repo: str, root: Path, codes: set[str], per_operator: int, limit: int) -> tuple[list[Result], list[tuple[str, Finding]]]:
+def run_repo(repo: str, root: Path, codes: set[str], per_operator: int, limit: int,
+             only: set[str] | None = None) -> tuple[list[Result], list[tuple[str, Finding]]]:
     config = config_mod.load(root)
     classes = project_classes(root)
     results, clean_findings = [], []
@@ -251,7 +258,7 @@ def run_repo(repo: str, root: Path, codes: set[str], per_operator: int, limit: i
         relative = path.relative_to(root).as_posix()
         clean_findings += [(repo, f) for f in clean if CATALOG[f.code].default_enabled]
         before = Counter(f.code for f in clean)
-        for mutant in mutants(script, per_operator):
+        for mutant in mutants(script, per_operator, only):
             if mutant.code not in codes:
                 results.append(Result(repo, relative, mutant, "no-rule"))
                 continue
@@ -271,6 +278,8 @@ def main() -> int:
     parser.add_argument("--cache", required=True, type=Path, help="folder for the checkouts (and bare clones without --mirror)")
     parser.add_argument("--mirror", type=Path, help="folder of owner+name git directories to read instead of GitHub")
     parser.add_argument("--repo", action="append", help="only this owner/name (repeatable)")
+    parser.add_argument("--operator", action="append", choices=sorted(OPERATORS), metavar="NAME",
+                        help="only this operator (repeatable; default: all)")
     parser.add_argument("--per-operator", type=int, default=3, help="mutants per operator and script (default 3)")
     parser.add_argument("--max-scripts", type=int, default=40, help="training scripts per repository (default 40)")
     parser.add_argument("--tsv", type=Path, help="write every mutant's outcome as TSV")
@@ -286,7 +295,7 @@ def main() -> int:
     clean: list[tuple[str, Finding]] = []
     for repo, commit in repos:
         root = checkout(repo, commit, args.cache, args.mirror)
-        got, findings = run_repo(repo, root, codes, args.per_operator, args.max_scripts)
+        got, findings = run_repo(repo, root, codes, args.per_operator, args.max_scripts, set(args.operator or ()))
         results += got
         clean += [(repo, f) for _, f in findings]
     elapsed = time.perf_counter() - start

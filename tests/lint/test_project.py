@@ -448,3 +448,37 @@ def test_a_loader_returned_by_a_name_the_imported_module_does_not_define_is_unkn
     '''))
     result = run([tmp_path])
     assert result.problems == [] and result.findings == []
+
+
+SEEDLESS_MAIN = '''
+import torch
+from torch import nn
+import config
+
+model = nn.Sequential(nn.Linear(4, 8), nn.Dropout(0.1), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=config.LR)
+x, y = torch.randn(16, 4), torch.randint(0, 2, (16,))
+for epoch in range(config.EPOCHS):
+    optimizer.zero_grad()
+    nn.functional.cross_entropy(model(x), y).backward()
+    optimizer.step()
+'''
+
+
+def test_a_config_module_that_only_holds_a_seed_value_seeds_nothing(tmp_path):
+    """TW504 stays silent when an imported module of the project may seed; a module that only holds a seed value
+    (`seed = 0`, read nowhere here) calls no seeder, so the unseeded program is reported."""
+    (tmp_path / "config.py").write_text("seed = 0  # the seed of a run\nLR = 0.1\nEPOCHS = 3\n")
+    (tmp_path / "main.py").write_text(textwrap.dedent(SEEDLESS_MAIN))
+    assert [(Path(f.path).name, f.code) for f in run([tmp_path], select=["TW504"]).findings] == [("main.py", "TW504")]
+
+
+def test_a_module_of_the_project_that_calls_a_seeder_may_seed_the_program(tmp_path):
+    (tmp_path / "config.py").write_text(textwrap.dedent('''
+        import torch
+
+        SEED, LR, EPOCHS = 0, 0.1, 3
+        torch.manual_seed(SEED)
+    '''))
+    (tmp_path / "main.py").write_text(textwrap.dedent(SEEDLESS_MAIN))
+    assert run([tmp_path], select=["TW504"]).findings == []

@@ -10,6 +10,7 @@ This module answers which function that is, which functions nothing calls
 from __future__ import annotations
 
 import ast
+import weakref
 from functools import cached_property
 
 from trainwell.lint import events as ev
@@ -27,7 +28,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class Env:
     """Where the walk is: the renaming of parameters, the function and class it is in."""
 
-    __slots__ = ("subst", "scope", "cls", "stack", "local_defs", "sites")
+    __slots__ = ("subst", "scope", "cls", "stack", "sites", "_local_defs")
 
     def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...],
                  sites: tuple[ev.Site, ...] = ()) -> None:
@@ -36,8 +37,38 @@ class Env:
         self.cls = cls
         self.stack = stack
         self.sites = sites  # the calls that inlined this function, outermost first
-        body = getattr(scope, "body", [])
-        self.local_defs = {s.name: s for s in body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))} if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
+        self._local_defs: dict[str, Function] | None = None
+
+    @property
+    def local_defs(self) -> dict[str, Function]:
+        """The functions defined in the scope's own statements, also inside its loops, ``if``s and ``with``s (an
+        LBFGS ``closure`` defined in the batch loop), not inside its nested functions or classes."""
+        if self._local_defs is None:
+            self._local_defs = _LOCAL_DEFS.get(self.scope)
+            if self._local_defs is None:
+                self._local_defs = _LOCAL_DEFS[self.scope] = _local_defs(self.scope)
+        return self._local_defs
+
+
+def _local_defs(scope: ast.AST) -> dict[str, Function]:
+    found: dict[str, Function] = {}
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        todo = list(reversed(scope.body))
+        while todo:
+            stmt = todo.pop()
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.setdefault(stmt.name, stmt)
+            elif not isinstance(stmt, ast.ClassDef):
+                for block in _BLOCKS:
+                    todo.extend(reversed(getattr(stmt, block, ())))
+                for handler in getattr(stmt, "handlers", ()) or getattr(stmt, "cases", ()):
+                    todo.extend(reversed(handler.body))
+    return found
+
+
+# scope -> its local defs, found once per scope (a helper is entered from every call site); gone with the tree
+_LOCAL_DEFS: weakref.WeakKeyDictionary[ast.AST, dict[str, Function]] = weakref.WeakKeyDictionary()
+_BLOCKS = ("body", "orelse", "finalbody")
 
 
 def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:

@@ -28,6 +28,9 @@ APPEND = "append"
 AUG = "augassign"
 ASSIGN = "assign"
 ESCAPE = "escape"  # an optimizer or model handed to a call we cannot see into
+# callables that read a model and leave it as it was (its mode, its gradients, its parameters): handing a model to
+# them hides nothing
+READ_ONLY = {"torch.save", "print", "len", "str", "repr", "id", "type", "isinstance", "hasattr", "vars"}
 # Event.grad: True (autograd on by default), False (no_grad / inference_mode), None (a helper whose callers we
 # cannot see), ENABLED (switched on on purpose: `torch.enable_grad()`, gradients with respect to inputs).
 ENABLED = "enabled"
@@ -262,10 +265,12 @@ def calls_in_order(node: ast.AST) -> list[ast.Call]:
 
 
 def unwrap_iter(node: ast.expr) -> ast.expr:
-    """``enumerate(tqdm(loader))`` -> ``loader``; the first iterable of ``zip``."""
+    """``enumerate(tqdm(loader))`` -> ``loader``; the first iterable of ``zip``; ``metric_logger.log_every(loader,
+    print_freq, header)`` (torchvision's reference scripts' logger, copied into DETR, DeiT, DINO, MAE...: it yields
+    each item of its first argument)."""
     while isinstance(node, ast.Call) and node.args:
         name = key_of(node.func) or ""
-        if name.split(".")[-1] in ("enumerate", "tqdm", "zip", "iter", "trange", "track", "progress_bar"):
+        if name.split(".")[-1] in ("enumerate", "tqdm", "zip", "iter", "trange", "track", "progress_bar", "log_every"):
             node = node.args[0]
         else:
             break

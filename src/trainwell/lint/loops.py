@@ -26,8 +26,6 @@ from trainwell.lint.ownership import Ownership
 
 MAX_EVENTS = 50_000
 _UPDATES = {"add_", "sub_", "copy_", "addcdiv_", "addcmul_"}  # in-place updates of a parameter from its gradient
-# callables that read a model and hand it back untouched (its mode, its gradients): passing a model to them hides nothing
-_READ_ONLY = {"torch.save", "print", "len", "str", "repr", "id", "type", "isinstance", "hasattr", "vars"}
 
 
 def _is_main_guard(test: ast.expr) -> bool:
@@ -333,7 +331,7 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         receiver = subst_key(call.func.value, env.subst) if isinstance(call.func, ast.Attribute) else None
         if receiver is not None and receiver.partition(".")[0] in self._holders and self._may_reach_optimizer(call, receiver, env):
             self._emit(ev.ESCAPE, call, None, env)  # `self.reset_grads()` of a base class we cannot see
-        if (self.ctx.call_name(call) or key_of(call.func)) in _READ_ONLY:
+        if (self.ctx.call_name(call) or key_of(call.func)) in ev.READ_ONLY:
             return  # `torch.save(model, path)` keeps the mode it was in
         for arg in [*call.args, *(k.value for k in call.keywords)]:
             key = subst_key(arg, env.subst)

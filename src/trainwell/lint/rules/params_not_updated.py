@@ -156,7 +156,7 @@ def _changed_after(ctx: FileContext, nodes: list[ast.AST], freeze: ast.stmt, fro
         elif isinstance(node, ast.Call):
             given = [*node.args, *(k.value for k in node.keywords)]
             if any(_root_name(a) == root for a in given if isinstance(a, (ast.Name, ast.Attribute, ast.Subscript))) \
-                    and _may_add_parameters(ctx, node, root):
+                    and _may_add_parameters(ctx, node, {root}):
                 return True
             if method_name(node) in ("add_module", "register_module", "register_parameter", "apply") and \
                     _root_name(node.func.value) == root:  # type: ignore[attr-defined]
@@ -164,16 +164,22 @@ def _changed_after(ctx: FileContext, nodes: list[ast.AST], freeze: ast.stmt, fro
     return False
 
 
-def _may_add_parameters(ctx: FileContext, call: ast.Call, root: str) -> bool:
-    """False only for a function of this file that never assigns an attribute or item of the parameter it
-    receives the module through, nor hands that parameter on (a training or evaluation helper)."""
+def _may_add_parameters(ctx: FileContext, call: ast.Call, roots: set[str], depth: int = 3) -> bool:
+    """False for a call that only reads a model (``torch.save``, ``print``), and for a function of the tree that
+    never assigns an attribute or item of the parameter it receives the module through, and hands that parameter on
+    only to such calls (an evaluation helper that calls another), followed ``depth`` calls deep."""
+    if (ctx.call_name(call) or key_of(call.func)) in ev.READ_ONLY:
+        return False
     fn = ctx.functions.get(key_of(call.func) or "")
-    if fn is None:
+    if fn is None and ctx.project is not None and (found := ctx.project.function(ctx, call.func)) is not None:
+        fn = found[1]  # `evaluate(dataset, model)` imported from another file of the project
+    if fn is None or depth == 0:
         return True
-    names = {p.arg for p, a in zip(fn.args.args, call.args) if _root_name(a) == root}
-    names |= {k.arg for k in call.keywords if k.arg is not None and _root_name(k.value) == root}
+    names = {p.arg for p, a in zip(fn.args.args, call.args) if _root_name(a) in roots}
+    names |= {k.arg for k in call.keywords if k.arg is not None and _root_name(k.value) in roots}
     if not names or any(isinstance(a, ast.Starred) for a in call.args):
         return True
+    home = ctx.home(fn)
     for node in walk(fn):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -182,8 +188,8 @@ def _may_add_parameters(ctx: FileContext, call: ast.Call, root: str) -> bool:
                 return True
         elif isinstance(node, ast.Call):
             given = [*node.args, *(k.value for k in node.keywords)]
-            if any(isinstance(a, ast.Name) and a.id in names for a in given):
-                return True  # handed on (setattr(model, ...), another helper)
+            if any(isinstance(a, ast.Name) and a.id in names for a in given) and _may_add_parameters(home, node, names, depth - 1):
+                return True  # handed on to a call that may (setattr(model, ...), a helper we cannot read)
             if (method_name(node) or "").startswith(("add_module", "register_")) and _root_name(node.func.value) in names:  # type: ignore[attr-defined]
                 return True
     return False

@@ -28,6 +28,9 @@ from trainwell.lint.syntax import walk
 
 CODE = "TW504"
 REQUIRES = TRAINING
+# what a module of the project must say to seed anything: a call whose name ends in seed (`torch.manual_seed(`,
+# `set_seed(`, `np.random.seed(`), seeds, `seed_all` or `seed_everything`; a config that only holds `SEED = 0` seeds nothing
+_SEEDING_CALLS = ("seed(", "seeds(", "seed_all(", "seed_everything(")
 _DRAWS = {"randn", "rand", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like"}
 
 
@@ -38,7 +41,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     training = [f for f in ctx.analysis.frames if f.kind == "loop" and _trains(ctx, f) and id(_root(f).node) in started]
     if not training:
         return  # a library or a model definition: only a program that trains has a run to replay
-    if ctx.project is not None and ctx.project.mentions(ctx, ("seed",)):
+    if ctx.project is not None and ctx.project.mentions(ctx, _SEEDING_CALLS):
         return  # a project helper it imports may seed (a `set_seed` in utils)
     draws = _random_draws(ctx)
     if not draws:
