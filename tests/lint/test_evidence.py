@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from trainwell.catalog import STATIC, enabled_codes
 from trainwell.lint.runner import check_source
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
 
 IMPORTLIB = '''
 import importlib
@@ -83,3 +86,26 @@ def test_a_model_trained_through_per_part_parameter_groups_is_the_trained_model(
 def test_parts_in_parameter_groups_prove_nothing_about_an_object_never_called():
     assert _codes(GROUPS.replace("out = model(x)", "out = model.head(model.encoder(x))")) == [("TW204", 16)]
     assert _codes(GROUPS.replace("out = model(x)", "out = run(x)")) == []
+
+
+def test_a_part_of_a_wrapped_model_in_the_optimizer_makes_the_called_wrapper_the_trained_model():
+    wrapped = GROUPS.replace('[{"params": model.encoder.parameters(), "lr": 1e-4}, {"params": model.head.parameters()}]',
+                             "model.module.head.parameters()")
+    assert _codes(wrapped) == [("TW204", 16)]
+
+
+def test_lists_filled_from_named_parameters_hold_the_model():
+    filled = GROUPS.replace('optimizer = torch.optim.Adam([{"params": model.encoder.parameters(), "lr": 1e-4}, {"params": model.head.parameters()}])', '''
+trunk, head = [], []
+for name, p in model.named_parameters():
+    (head if name.startswith("head") else trunk).append(p)
+optimizer = torch.optim.Adam([{"params": trunk}, {"params": head, "lr": 1e-4}])''')
+    assert _codes(filled) == [("TW204", 20)]
+    assert _codes(filled.replace(".append(p)", ".append(p.clone())").replace("out = model(x)", "out = run(x)")) == []
+
+
+def test_a_loader_is_read_in_the_function_that_binds_it():
+    """A name each function binds to its own object (`data_iter`): the loop's own assignment is its loader."""
+    source = textwrap.dedent(open(CASES / "TW401" / "bad_name_bound_differently_elsewhere.py").read())
+    findings, _ = check_source(source, "utils.py", {"TW401"})
+    assert [(f.line, "loop at line 36" in f.message) for f in findings] == [(34, True)]

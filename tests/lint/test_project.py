@@ -482,3 +482,32 @@ def test_a_module_of_the_project_that_calls_a_seeder_may_seed_the_program(tmp_pa
     '''))
     (tmp_path / "main.py").write_text(textwrap.dedent(SEEDLESS_MAIN))
     assert run([tmp_path], select=["TW504"]).findings == []
+
+
+def test_a_map_style_dataset_class_of_another_file_feeds_a_ddp_model_unsharded(tmp_path):
+    """TW111 reads the dataset's class where the project defines it: a torchvision ImageFolder subclass is map-style."""
+    (tmp_path / "multicrop.py").write_text(textwrap.dedent('''
+        import torchvision.datasets as datasets
+
+
+        class MultiCropDataset(datasets.ImageFolder):
+            def __getitem__(self, index):
+                image, _ = super().__getitem__(index)
+                return [image, image]
+    '''))
+    (tmp_path / "main.py").write_text(textwrap.dedent('''
+        import torch
+        from torch import nn
+        from multicrop import MultiCropDataset
+
+        torch.distributed.init_process_group("nccl")
+        loader = torch.utils.data.DataLoader(MultiCropDataset("data"), batch_size=32, shuffle=True)
+        model = nn.parallel.DistributedDataParallel(nn.Linear(8, 8).cuda())
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            for views in loader:
+                optimizer.zero_grad()
+                model(views[0].cuda()).sum().backward()
+                optimizer.step()
+    '''))
+    assert [(Path(f.path).name, f.code) for f in run([tmp_path]).findings if f.code == "TW111"] == [("main.py", "TW111")]

@@ -309,6 +309,14 @@ class FileContext(RoleIndex):
             node = parents.get(id(node))  # type: ignore[assignment]
         return False
 
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function (or the module) whose own body holds ``node``, in whichever file of the project it is."""
+        home = self.home(node)
+        parent = home.parents.get(id(node))
+        while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parent = home.parents.get(id(parent))
+        return parent if parent is not None else home.tree
+
     def statement_of(self, call: ast.AST) -> ast.stmt | None:
         """The statement that is exactly ``call`` (``opt.step()`` on its own line), or None."""
         if isinstance(call, ast.stmt):

@@ -229,18 +229,20 @@ class RoleIndex:
         """An object whose parameters an optimizer holds is a model, however it was built (a factory, a registry,
         ``importlib``): ``Adam(model.parameters())``, ``Adam(params)`` after ``params = [p for p in
         model.parameters() if p.requires_grad]``, and the whole of ``model`` when it is called and the optimizer holds
-        its parts' parameters (``[{"params": model.encoder.parameters()}, {"params": model.head.parameters()}]``)."""
+        its parts' parameters (``[{"params": model.encoder.parameters()}, {"params": model.head.parameters()}]``, also
+        ``model.module.linear.parameters()`` of a DDP-wrapped ``model``)."""
         called = {key_of(c.func) for c in self.calls}
         for node in self.calls:
             qual = self.call_name(node) or ""
             if qual.startswith("torch.optim.") and qual.rsplit(".", 1)[-1] in OPTIMIZERS:
                 names = {n.id for n in walk(node) if isinstance(n, ast.Name)}
-                sources = [node, *(a.value for a in self.assignments_to(names))]
+                sources = [node, *(a.value for a in self.assignments_to(names)), *self._filled_from(names)]
                 for model in (m for source in sources for m in self.parameter_owners(source)):
                     if model and model not in roles:
                         roles[model] = Role("model", None, "")
-                    whole = (model or "").rpartition(".")[0]
-                    if whole and whole != "self" and whole not in roles and whole in called:
+                    parts = (model or "").split(".")  # `model.module.linear` held: `model.module`, then `model`
+                    whole = next((w for w in (".".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)) if w in called), None)
+                    if whole and whole != "self" and whole not in roles:
                         roles[whole] = Role("model", None, "")
             receiver = roles.get(key_of(node.func.value) or "") if isinstance(node.func, ast.Attribute) else None
             if method_name(node) in ("step", "unscale_") and receiver is not None and receiver.kind == "scaler" and node.args:
@@ -248,6 +250,17 @@ class RoleIndex:
                 if opt and opt not in roles:
                     roles[opt] = Role("optimizer", None, "")
         self._optimizers_from_usage(roles)
+
+    def _filled_from(self, names: set[str]) -> list[ast.expr]:
+        """The ``M.named_parameters()`` / ``M.parameters()`` of the loops that append their items to one of ``names``
+        (``for name, p in model.named_parameters(): (head if "head" in name else trunk).append(p)``)."""
+        found = []
+        for loop in self.nodes_of(ast.For):
+            if method_name(loop.iter) in ("parameters", "named_parameters") and any(  # type: ignore[attr-defined]
+                    isinstance(n, ast.Call) and method_name(n) == "append" and _receivers(n.func.value) & names  # type: ignore[attr-defined]
+                    for stmt in loop.body for n in walk(stmt)):  # type: ignore[attr-defined]
+                found.append(loop.iter)  # type: ignore[attr-defined]
+        return found
 
     def _optimizers_from_usage(self, roles: dict[str, Role]) -> None:
         """Optimizers however they were built (a factory, ``model.configure_optimizers()``, a parameter of a helper),
@@ -649,3 +662,10 @@ def _built_by(home: Any, cls: str, init: Any, depth: int = 3) -> list[Any]:
                         nxt.append(callee)
         todo = nxt
     return found
+
+
+def _receivers(node: ast.expr) -> set[str | None]:
+    """The keys a method is called on: ``trunk`` for ``trunk.append``, both for ``(head if h else trunk).append``."""
+    if isinstance(node, ast.IfExp):
+        return _receivers(node.body) | _receivers(node.orelse)
+    return {key_of(node)}

@@ -74,7 +74,7 @@ def loader_call(ctx: FileContext, key: str) -> tuple[FileContext, ast.Call, ast.
     if role is not None:
         if role.kind != "loader" or not isinstance(role.node, ast.Call) or any(a.value is not role.node for a in assigns):
             return None  # also rebuilt or wrapped (`loader, model = accelerator.prepare(loader, model)`): it may place the batches
-        return ctx, role.node, scope_of(ctx, role.node)
+        return ctx, role.node, ctx.scope_of(role.node)
     if len(assigns) != 1 or len(assigns[0].targets) != 1 or key_of(assigns[0].targets[0]) != key:
         return None
     return _returned_loader(ctx, assigns[0].value, 0)
@@ -214,16 +214,6 @@ def _assigned(ctx: FileContext, scope: ast.AST, name: str) -> list[ast.expr]:
     return values
 
 
-def scope_of(ctx: FileContext, node: ast.AST) -> ast.AST:
-    """The function (or the module) whose own body holds ``node``."""
-    owner = ctx.__dict__.get("_tw403_owner")
-    if owner is None:
-        scopes = [ctx.tree, *ctx.functions.values(), *ctx.nested_functions.values(), *(m for ms in ctx.methods.values() for m in ms.values())]
-        owner = {id(n): scope for scope in scopes for n in ctx.scope_members.get(id(scope), [])}
-        ctx.__dict__["_tw403_owner"] = owner
-    return owner.get(id(node), ctx.tree)
-
-
 def _moves_tensors(code: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) and (method_name(n) in MOVES or kwarg(n, "device") is not None) for n in walk(code))
 
@@ -301,9 +291,9 @@ def _bare_move(ctx: FileContext, key: str | None) -> ast.stmt | None:
 
 def _apart(ctx: FileContext, a: ast.AST, b: ast.AST) -> bool:
     """Whether ``a`` and ``b`` sit in different branches of one ``if`` of the same function: one run reaches one of them."""
-    if scope_of(ctx, a) is not scope_of(ctx, b):
+    if ctx.scope_of(a) is not ctx.scope_of(b):
         return False
-    for node in ctx.scope_members.get(id(scope_of(ctx, a)), []):
+    for node in ctx.scope_members.get(id(ctx.scope_of(a)), []):
         if isinstance(node, ast.If):
             body = {id(n) for stmt in node.body for n in walk(stmt)}
             orelse = {id(n) for stmt in node.orelse for n in walk(stmt)}

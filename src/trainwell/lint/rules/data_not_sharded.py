@@ -149,6 +149,24 @@ def _whole_map_dataset(ctx: FileContext, node: ast.expr, seen: set[str]) -> bool
     if qual.startswith("torchvision.datasets.") or qual_last(ctx, node) == "TensorDataset":
         return True
     local = key_of(node.func)
-    if local in ctx.classes and ctx.derives_from(local, "Dataset") and not ctx.derives_from(local, "IterableDataset"):
-        return not mentions(ctx.classes[local], _SHARD_WORDS)
+    if local in ctx.classes:
+        return _map_style(ctx, local) and not mentions(ctx.classes[local], _SHARD_WORDS)
+    found = ctx.project.class_def(ctx, node.func) if ctx.project is not None else None
+    if found is not None:  # `MultiCropDataset(...)` of another file of the project
+        home, cls = found
+        return _map_style(home, cls.name) and not mentions(cls, _SHARD_WORDS)
+    return False
+
+
+def _map_style(ctx: FileContext, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether class ``name`` of ``ctx`` is a map-style dataset: a ``Dataset`` subclass that is no
+    ``IterableDataset``, or a subclass of a torchvision dataset (``datasets.ImageFolder``)."""
+    cls = ctx.classes.get(name)
+    if cls is None or name in seen or ctx.derives_from(name, "IterableDataset"):
+        return False
+    for base in cls.bases:
+        qual = ctx.qualname(base) or key_of(base) or ""
+        if qual.endswith("Dataset") or qual.startswith("torchvision.datasets.") \
+                or (key_of(base) in ctx.classes and _map_style(ctx, key_of(base), seen | {name})):  # type: ignore[arg-type]
+            return True
     return False

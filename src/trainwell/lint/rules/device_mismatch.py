@@ -32,7 +32,6 @@ from trainwell.lint.rules._placement import (
     bare_move,
     cpu_loaders,
     meets_parameters,
-    scope_of,
     wrappers,
 )
 from trainwell.lint.syntax import walk
@@ -114,7 +113,7 @@ def _bare_move_reaches(ctx: FileContext, forward: ev.Event) -> bool:
     move = bare_move(ctx, forward.key)
     if move is None:
         return False
-    scope = scope_of(ctx, move)
+    scope = ctx.scope_of(move)
     return (forward.scope is scope and move.lineno < forward.line) or any(
         site.caller is scope and move.lineno < site.call.lineno for site in forward.sites)
 
@@ -302,7 +301,7 @@ def _moved_models(ctx: FileContext) -> dict[str, dict[int, int]]:
             back.add(key)
             continue  # moved to the CPU (`device = "cpu"`): no other device to mismatch
         where = keys.setdefault(key, {})
-        scope = id(scope_of(ctx, node))
+        scope = id(ctx.scope_of(node))
         where[scope] = min(where.get(scope, node.lineno), node.lineno)
     return {key: where for key, where in keys.items() if key not in back}
 

@@ -34,7 +34,6 @@ from trainwell.lint.rules._data import (
     single_value,
     value_of,
 )
-from trainwell.lint.rules._placement import scope_of
 from trainwell.lint.syntax import walk
 
 CODE = "TW305"
@@ -181,7 +180,7 @@ def _backpropagates(ctx: FileContext, scope: ast.AST) -> bool:
         if calls_backward(where):
             return True
         name = getattr(where, "name", None)
-        todo += [scope_of(ctx, c) for c in ctx.calls if name is not None and key_of(c.func) == name]
+        todo += [ctx.scope_of(c) for c in ctx.calls if name is not None and key_of(c.func) == name]
     return False
 
 
@@ -198,7 +197,7 @@ def _branch_losses(ctx: FileContext) -> Iterator[tuple[ast.Call, str, ast.AST, a
         if len({ctx.classify(a.value).cls for a in assigns}) < 2:  # type: ignore[union-attr]
             continue  # one class: the role already says which
         for call in (c for c in ctx.calls if key_of(c.func) == key and len(c.args) > 1):
-            scope = scope_of(ctx, call)
+            scope = ctx.scope_of(call)
             reach = [a for a in assigns if _compatible(ctx, a, call, scope)]
             classes = {ctx.classify(a.value).cls for a in reach}  # type: ignore[union-attr]
             if len(classes) == 1 and classes <= {"CrossEntropyLoss", "NLLLoss"} and len({ast.dump(a.value) for a in reach}) == 1:

@@ -7,6 +7,8 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, has_star_kwargs, key_of, kwarg
+from trainwell.lint.dataflow import reaching
+from trainwell.lint.events import unwrap_iter
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import spread_keys
 from trainwell.diagnostic import Finding
@@ -39,16 +41,26 @@ def _finding(ctx: FileContext, call: ast.Call, frame) -> Finding:
     )
 
 
-def _loader_call(ctx: FileContext, key: str | None) -> ast.Call | None:
+def _loader_call(ctx: FileContext, key: str | None, loop: ast.AST | None = None) -> ast.Call | None:
+    """The DataLoader call ``key`` holds where ``loop`` iterates it: its role in the file, unless the loop's own
+    function binds ``key`` to something else (a file whose functions each bind their own ``data_iter``): then the one
+    assignment of that function that reaches the loop, when it builds a loader."""
     role = ctx.role(key) if key is not None else None
-    return role.node if role is not None and role.kind == "loader" and isinstance(role.node, ast.Call) else None
+    known = role.node if role is not None and role.kind == "loader" and isinstance(role.node, ast.Call) else None
+    if key is None or "." in key or loop is None or ctx.home(loop) is not ctx:
+        return known
+    values = reaching(ctx, ctx.scope_of(loop), key, loop.lineno)
+    if not values or any(v is known for v in values):
+        return known
+    found = ctx.classify(values[0]) if len(values) == 1 and isinstance(values[0], ast.Call) else None
+    return values[0] if found is not None and found.kind == "loader" else None  # type: ignore[return-value]
 
 
 def _fed_loaders(ctx: FileContext, frame) -> list[ast.Call]:
     """The DataLoader calls whose batches the loop takes: the one it iterates; in ``zip(a, b)`` also each
     other loader, but only when one of the zipped loaders shuffles (then the pairs are not aligned on purpose,
     and an unshuffled partner repeats its order every epoch)."""
-    first = _loader_call(ctx, frame.iter_key)
+    first = _loader_call(ctx, frame.iter_key, frame.node if frame.iter_key == key_of(unwrap_iter(frame.node.iter)) else None)
     found = [first] if first is not None else []
     iterable = frame.node.iter
     while isinstance(iterable, ast.Call) and (key_of(iterable.func) or "").rsplit(".", 1)[-1] in ("enumerate", "tqdm", "iter") and iterable.args:
