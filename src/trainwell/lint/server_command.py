@@ -23,5 +23,7 @@ def run(args: argparse.Namespace) -> int:
             raise TrainwellError("`trainwell server` needs pygls 2, a dependency of trainwell that is missing here: "
                                  "pip install \"pygls>=2,<3\" (or reinstall trainwell)") from None
         raise
-    build().start_io()
+    from trainwell.lint.workers import fewer_collections
+    with fewer_collections():  # every edit builds and frees a file's facts: the same collector settings as `check`
+        build().start_io()
     return 0

@@ -49,7 +49,8 @@ def map_in_order(fn: Callable[..., Any], fixed: tuple[Any, ...], items: Sequence
 
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Collect cycles less often while checking; the objects alive before (the imported modules) are never walked."""
+    """Collect cycles less often while checking (``check``, and the language server's whole life); the objects alive
+    before (the imported modules) are never walked."""
     before = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*_THRESHOLDS)

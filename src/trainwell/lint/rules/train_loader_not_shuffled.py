@@ -11,6 +11,7 @@ from trainwell.lint.dataflow import reaching
 from trainwell.lint.events import unwrap_iter
 from trainwell.lint.rules import TRAINING
 from trainwell.lint.rules._data import spread_keys
+from trainwell.lint.syntax import walk
 from trainwell.diagnostic import Finding
 
 CODE = "TW401"
@@ -43,17 +44,21 @@ def _finding(ctx: FileContext, call: ast.Call, frame) -> Finding:
 
 def _loader_call(ctx: FileContext, key: str | None, loop: ast.AST | None = None) -> ast.Call | None:
     """The DataLoader call ``key`` holds where ``loop`` iterates it: its role in the file, unless the loop's own
-    function binds ``key`` to something else (a file whose functions each bind their own ``data_iter``): then the one
-    assignment of that function that reaches the loop, when it builds a loader."""
+    function binds ``key`` to another object (a file whose functions each bind their own ``data_iter``): then the
+    assignment of that function that reaches the loop, when it builds a loader. A value built from ``key`` itself
+    (``fabric.setup_dataloaders(loader)``) wraps the same loader."""
     role = ctx.role(key) if key is not None else None
     known = role.node if role is not None and role.kind == "loader" and isinstance(role.node, ast.Call) else None
     if key is None or "." in key or loop is None or ctx.home(loop) is not ctx:
         return known
     values = reaching(ctx, ctx.scope_of(loop), key, loop.lineno)
-    if not values or any(v is known for v in values):
+    if len(values) != 1 or values[0] is known or not isinstance(values[0], ast.Call):
         return known
-    found = ctx.classify(values[0]) if len(values) == 1 and isinstance(values[0], ast.Call) else None
-    return values[0] if found is not None and found.kind == "loader" else None  # type: ignore[return-value]
+    found = ctx.classify(values[0])
+    if found is not None and found.kind == "loader":
+        return values[0]  # type: ignore[return-value]
+    wraps = any(isinstance(n, ast.Name) and n.id == key for n in walk(values[0]))
+    return known if wraps else None
 
 
 def _fed_loaders(ctx: FileContext, frame) -> list[ast.Call]:
