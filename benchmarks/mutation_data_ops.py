@@ -349,6 +349,8 @@ def _left_on_cpu(script: Script, role: str) -> Iterator[Mutant | None]:
         loop = training_loop(script, call)
         if loop is None or role == "input" and "len" in name.lower():
             continue  # lengths are read on the host (`pack_padded_sequence` wants them there, `.tolist()`): no mismatch
+        if not _loads_on_the_host(script, loop):
+            continue  # a loader of unknown make (a parameter, a library's wrapper) may hand batches on the device
         roles, models = set(), set()
         for use in ast.walk(loop):
             places = [i for i, a in enumerate(getattr(use, "args", [])) if isinstance(use, ast.Call) and isinstance(a, ast.Name) and a.id == name]
@@ -364,6 +366,23 @@ def _left_on_cpu(script: Script, role: str) -> Iterator[Mutant | None]:
             alone = isinstance(stmt, ast.Assign) and stmt.value is call and [ast.unparse(t) for t in stmt.targets] == [name]
             edit = script.delete(stmt) if alone and script.alone(stmt) else script.replace(call, name)
             yield script.mutant("TW403", f"{role}s-left-on-cpu", call, edit)
+
+
+def _loads_on_the_host(script: Script, loop: ast.AST) -> bool:
+    """Whether ``loop`` iterates a loader built with ``DataLoader(...)`` and no ``collate_fn`` or ``pin_memory_device``
+    wherever it is made (the callers' argument when it is a parameter), never unpacked from another call
+    (``model, optimizer, loader = engine.make_private(...)``): its batches come as loaded, on the CPU."""
+    iterable = loop.iter if isinstance(loop, ast.For) else None
+    while isinstance(iterable, ast.Call) and callee(iterable) in {"enumerate", "tqdm", "iter"} and iterable.args:
+        iterable = iterable.args[0]
+    if not isinstance(iterable, ast.Name | ast.Attribute):
+        return False
+    name = ast.unparse(iterable)
+    made = script.constructors(name, script.function_of(loop))
+    unpacked = any(isinstance(t, ast.Tuple | ast.List) and any(ast.unparse(e) == name for e in t.elts)
+                   for n in ast.walk(script.tree) if isinstance(n, ast.Assign) for t in n.targets)
+    return bool(made) and not unpacked and all(
+        callee(c) == "DataLoader" and all(k.arg not in {"collate_fn", "pin_memory_device"} for k in c.keywords) for c in made)
 
 
 def _scattered(script: Script, model: str) -> bool:
