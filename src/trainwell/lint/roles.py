@@ -265,8 +265,9 @@ class RoleIndex:
     def _optimizers_from_usage(self, roles: dict[str, Role]) -> None:
         """Optimizers however they were built (a factory, ``model.configure_optimizers()``, a parameter of a helper),
         known from what is done with them: the first argument of an LR scheduler's constructor (``StepLR(opt, ...)``
-        takes nothing else), and a key that is both cleared and stepped (``opt.zero_grad()`` and ``opt.step()``:
-        no other PyTorch object has both); then the loop variables over a list of optimizers (``for net, opt in
+        takes nothing else), a key that is both cleared and stepped (``opt.zero_grad()`` and ``opt.step()``:
+        no other PyTorch object has both), and a stepped key named as one (``optimizer.step()`` in a library's
+        ``train(model, loader, optimizer)`` that nothing in the file calls); then the loop variables over a list of optimizers (``for net, opt in
         zip(nets, optimizers)``), and the parameters of the helpers they are passed to. A stepped key whose
         ``param_groups`` are read (``for g in optimizer.param_groups: g["lr"] = lr``) is one too: only an optimizer
         has both."""
@@ -283,7 +284,8 @@ class RoleIndex:
             called.add(key_of(node.func))
         grouped = {key_of(n.value) for n in self.nodes_of(ast.Attribute) if n.attr == "param_groups"}  # type: ignore[attr-defined]
         instances = {**getattr(self, "instances", {}), **self.project_instances}
-        found += [k for k in (cleared | grouped) & stepped if k not in called and k not in instances]
+        named = {k for k in stepped if k and _OPTIMIZER_NAME.search(k.rpartition(".")[2])}
+        found += [k for k in ((cleared | grouped) & stepped) | named if k not in called and k not in instances]
         for key in found:
             if key and key not in roles:
                 roles[key] = Role("optimizer", None, "")
@@ -662,6 +664,10 @@ def _built_by(home: Any, cls: str, init: Any, depth: int = 3) -> list[Any]:
                         nxt.append(callee)
         todo = nxt
     return found
+
+
+# a name that says optimizer: optimizer, optim, opt, optimizer_G, d_optim, opt_disc (not options, adopt)
+_OPTIMIZER_NAME = re.compile(r"(?i)(^|_)(opt|optim|optimi[sz]er)(_|$)|^optimi[sz]er|optimi[sz]er$")
 
 
 def _receivers(node: ast.expr) -> set[str | None]:

@@ -27,6 +27,7 @@ from trainwell.lint.syntax import walk
 
 CODE = "TW603"
 REQUIRES = TRAINING
+_WRAPPERS = {"DistributedDataParallel", "DataParallel", "DDP", "compile"}  # wrap a model, add no parameter
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -47,11 +48,11 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if not covering:
                 continue
             freeze, frozen = covering[0]
-            if _changed_after(ctx, nodes, freeze, frozen):
-                continue  # a new head or adapters may be trainable: `model.fc = nn.Linear(...)`, `add_lora(model)`
             steps = [e for e in ctx.analysis.events if e.kind == ev.STEP and e.key == opt_key and e.frame is not None]
             if not steps or not any(trains(e.frame) for e in steps):
                 continue  # an optimizer built for a phase that never runs here
+            if _changed_after(ctx, nodes, freeze, frozen, _training_ends(steps, {id(n) for n in nodes})):
+                continue  # a new head or adapters may be trainable: `model.fc = nn.Linear(...)`, `add_lora(model)`
             if any(e.scope is scope and e.line < freeze.lineno for e in steps):
                 continue  # it stepped before the freeze
             held_text = ", ".join(f"`{g}.parameters()`" for g in groups)
@@ -140,12 +141,27 @@ def _frozen(node: ast.AST) -> str | None:
     return None
 
 
-def _changed_after(ctx: FileContext, nodes: list[ast.AST], freeze: ast.stmt, frozen: str) -> bool:
-    """Whether a statement after the freeze may add parameters to ``frozen``: it assigns an attribute or item
-    under it, or hands it (or its root object) to a call that may (any call but a function of this file that
-    assigns no attribute, item or ``setattr``)."""
+def _training_ends(steps: list[ev.Event], scope_nodes_ids: set[int]) -> int | None:
+    """The last line of the outermost loops, in this scope, that run the optimizer's steps (None when a step runs
+    from a loop of another scope): what the code does after them cannot make that training train."""
+    ends = []
+    for event in steps:
+        frame = event.frame
+        while frame.parent is not None and frame.parent.kind == "loop":  # type: ignore[union-attr]
+            frame = frame.parent  # type: ignore[union-attr]
+        if frame.kind != "loop" or id(frame.node) not in scope_nodes_ids:  # type: ignore[union-attr]
+            return None
+        ends.append(frame.node.end_lineno or frame.node.lineno)  # type: ignore[union-attr]
+    return max(ends) if ends else None
+
+
+def _changed_after(ctx: FileContext, nodes: list[ast.AST], freeze: ast.stmt, frozen: str, until: int | None = None) -> bool:
+    """Whether a statement after the freeze (and before ``until``, the end of the training) may add parameters to
+    ``frozen``: it assigns an attribute or item under it, or hands it (or its root object) to a call that may (any
+    call but a function of this file that assigns no attribute, item or ``setattr``, and the DDP / DataParallel /
+    ``torch.compile`` wrappers, which add none)."""
     root = frozen.split(".", 1)[0].split("[", 1)[0]
-    after = [n for n in nodes if getattr(n, "lineno", 0) > (freeze.end_lineno or freeze.lineno)]
+    after = [n for n in nodes if (freeze.end_lineno or freeze.lineno) < getattr(n, "lineno", 0) <= (until or 10**9)]
     for node in after:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -168,7 +184,8 @@ def _may_add_parameters(ctx: FileContext, call: ast.Call, roots: set[str], depth
     """False for a call that only reads a model (``torch.save``, ``print``), and for a function of the tree that
     never assigns an attribute or item of the parameter it receives the module through, and hands that parameter on
     only to such calls (an evaluation helper that calls another), followed ``depth`` calls deep."""
-    if (ctx.call_name(call) or key_of(call.func)) in ev.READ_ONLY:
+    name = ctx.call_name(call) or key_of(call.func) or ""
+    if name in ev.READ_ONLY or name.rsplit(".", 1)[-1] in _WRAPPERS:
         return False
     fn = ctx.functions.get(key_of(call.func) or "")
     if fn is None and ctx.project is not None and (found := ctx.project.function(ctx, call.func)) is not None:

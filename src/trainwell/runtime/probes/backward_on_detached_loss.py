@@ -7,7 +7,8 @@ a tensor some optimizer holds. A loss built from ``.detach()``, ``.data``,
 optimizer's tensors are not known yet (a hand-written loop may train plain
 tensors), so a backward that reaches no ``nn.Parameter`` waits for that
 step: reported if the step does not hold one of the leaves it reached (or
-if no step comes). A loss that does not require grad at all is reported
+if no step comes), unless a backward elsewhere comes first (a phase that
+updated plain tensors by hand, then another that uses an optimizer). A loss that does not require grad at all is reported
 before PyTorch raises its own error. The forwards of a step whose loss was
 cut are not also reported as validation (TW202/TW203).
 """
@@ -38,6 +39,8 @@ class BackwardOnDetachedLoss(Probe):
         if not tensors or not isinstance(tensors[0], torch.Tensor):
             return
         root = tensors[0]
+        if self.waiting is not None and user_location() != self.waiting[1]:
+            self.waiting = None  # a backward elsewhere before any step: that phase trained plain tensors by hand
         if not root.requires_grad:
             self._report("the loss passed to backward() does not require grad: it was cut from the model's graph", user_location())
             return
