@@ -11,12 +11,12 @@ ENGINE = '''
 import torch
 
 
-def train_one_epoch(model, loader, optimizer):
+def train_one_epoch(model, loader, updater):
     model.train()
     for x, y in loader:
         loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
-        optimizer.step()
+        updater.step()
 
 
 def accuracy(logits, y):
@@ -52,8 +52,15 @@ def test_a_bug_in_a_helper_of_another_file_is_reported_there(tmp_path):
 
 
 def test_the_helper_alone_proves_nothing(tmp_path):
+    """Its `updater` may be anything (DeepSpeed's engine clears the gradients in its own `step()`): the caller's
+    optimizer is what proves the bug."""
     root = _tree(tmp_path)
     assert [f.code for f in run([root / "engine.py"]).findings] == []
+
+
+def test_a_helper_whose_stepped_parameter_is_named_optimizer_is_read_alone(tmp_path):
+    root = _tree(tmp_path, engine=ENGINE.replace("updater", "optimizer"))
+    assert [(f.code, f.line) for f in run([root / "engine.py"]).findings] == [("TW101", 9)]
 
 
 def test_a_number_returned_by_a_helper_of_another_file_is_not_a_kept_graph(tmp_path):
