@@ -43,10 +43,10 @@ def _finding(ctx: FileContext, call: ast.Call, frame) -> Finding:
 
 
 def _loader_call(ctx: FileContext, key: str | None, loop: ast.AST | None = None) -> ast.Call | None:
-    """The DataLoader call ``key`` holds where ``loop`` iterates it: its role in the file, unless the loop's own
-    function binds ``key`` to another object (a file whose functions each bind their own ``data_iter``): then the
-    assignment of that function that reaches the loop, when it builds a loader. A value built from ``key`` itself
-    (``fabric.setup_dataloaders(loader)``) wraps the same loader."""
+    """The DataLoader call ``key`` holds where ``loop`` iterates it: the loop's own function's assignment that reaches
+    it when that builds a loader (directly or through a local factory's return: a file whose functions each bind
+    their own ``data_iter``); none when it calls a generator function of the file (its own batches); else the
+    key's role in the file."""
     role = ctx.role(key) if key is not None else None
     known = role.node if role is not None and role.kind == "loader" and isinstance(role.node, ast.Call) else None
     if key is None or "." in key or loop is None or ctx.home(loop) is not ctx:
@@ -54,11 +54,22 @@ def _loader_call(ctx: FileContext, key: str | None, loop: ast.AST | None = None)
     values = reaching(ctx, ctx.scope_of(loop), key, loop.lineno)
     if len(values) != 1 or values[0] is known or not isinstance(values[0], ast.Call):
         return known
-    found = ctx.classify(values[0])
+    value = values[0]
+    found = ctx.classify(value)
     if found is not None and found.kind == "loader":
-        return values[0]  # type: ignore[return-value]
-    wraps = any(isinstance(n, ast.Name) and n.id == key for n in walk(values[0]))
-    return known if wraps else None
+        return value
+    fn = ctx.functions.get(key_of(value.func) or "")
+    if fn is None:
+        return known  # a wrapper (`fabric.setup_dataloaders(loader)`) or a library's loader: what the file knows
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(fn)):
+        return None  # a generator of the file makes these batches
+    returns = [n.value for n in walk(fn) if isinstance(n, ast.Return) and n.value is not None]
+    if len(returns) == 1 and isinstance(returns[0], ast.Name):
+        made = reaching(ctx, fn, returns[0].id, returns[0].lineno)
+        built = ctx.classify(made[0]) if len(made) == 1 and isinstance(made[0], ast.Call) else None
+        if built is not None and built.kind == "loader":
+            return made[0]  # type: ignore[return-value]
+    return known
 
 
 def _fed_loaders(ctx: FileContext, frame) -> list[ast.Call]:
