@@ -43,8 +43,11 @@ def zero_grad_after_backward(script: Script) -> Iterator[Mutant | None]:
             yield script.mutant("TW102", "zero-grad-after-backward", zeros[0], script.move(zeros[0], back, before=False))
 
 
-def _clips(script: Script, block: list[ast.stmt]) -> list[ast.Expr]:
-    return siblings(script, block, lambda c: callee(c) in {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
+def _clips(script: Script, block: list[ast.stmt]) -> list[ast.stmt]:
+    """The clipping statements of ``block``: ``clip_grad_norm_(...)`` on its own or ``grad_norm = clip_grad_norm_(...)``."""
+    clips = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"}
+    return siblings(script, block, lambda c: callee(c) in clips) + [
+        s for s in block if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call) and callee(s.value) in clips and script.alone(s)]
 
 
 @operator("TW103", "clip-before-backward")

@@ -275,3 +275,14 @@ def test_operator_makes_its_mistake_and_check_reports_it(operator: str, project:
     before = Counter(f.code for f in check(project / name, FIXTURES[name], project, codes, (2, 4)))
     after = Counter(f.code for f in check(project / name, mutant.source, project, codes, (2, 4)))
     assert after[code] > before[code], f"{operator}: {code} not reported on the mutant of {name} at line {mutant.line}"
+
+
+def test_a_clip_whose_norm_is_kept_is_a_clip(project: Path) -> None:
+    """`grad_norm = clip_grad_norm_(...)` (Swin-Transformer's form) is the clip the TW104 operators move and delete."""
+    source = DISTRIBUTED.replace("                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)",
+                                 "                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)")
+    _, make = OPERATORS["delete-unscale"]
+    made = [m for m in make(Script(source)) if m is not None]
+    assert len(made) == 1 and "unscale_" not in made[0].source and "grad_norm = " in made[0].source
+    after = Counter(f.code for f in check(project / "distributed.py", made[0].source, project, {"TW104"}, (2, 4)))
+    assert after["TW104"] == 1
