@@ -120,6 +120,23 @@ class Callees:
                         self._callees.setdefault(id(scope), []).append(target[0])
         return called
 
+    def _engine_steps(self) -> list[Function]:
+        """The training steps handed to Ignite's ``Engine(fn)`` (also a closure of a ``create_trainer`` factory): the
+        engine's ``run(data, max_epochs)`` calls each once per batch, so its body is one iteration of a loop."""
+        if "Engine" not in self.ctx.source:
+            return []
+        found: list[Function] = []
+        for call in self.ctx.calls:
+            qual = self.ctx.call_name(call) or ""
+            if not qual.startswith("ignite.") or qual.rsplit(".", 1)[-1] != "Engine":
+                continue
+            given = call.args[0] if call.args else kwarg(call, "process_function")
+            if isinstance(given, ast.Name):
+                fn = _local_defs(self.ctx.scope_of(call)).get(given.id) or self.ctx.functions.get(given.id)
+                if fn is not None and fn not in found and len(fn.args.posonlyargs + fn.args.args) >= 2 and self._backpropagates(fn):
+                    found.append(fn)  # a training step (an RL timestep that only acts is left to the handlers we cannot place)
+        return found
+
     def _interesting(self, fn: ast.AST, seen: frozenset = frozenset()) -> bool:
         """Whether inlining ``fn`` can add a training event (directly or through the helpers it calls)."""
         if id(fn) in self._memo:

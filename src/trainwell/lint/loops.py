@@ -87,18 +87,32 @@ class Analysis(Callees, Queries, Ownership, ModeState):
     # -- entry points --------------------------------------------------------
     def _build(self) -> None:
         called = self._called_functions()
+        engines = self._engine_steps()
         if self._interesting(self.ctx.tree):
             self._entry(self.ctx.tree, self.ctx.tree.body, None, True)
         for fn in self.ctx.functions.values():
-            if fn not in called and self._interesting(fn):
+            if fn not in called and fn not in engines and self._interesting(fn):
                 self._entry(fn, fn.body, None, self._entry_grad(fn))
         for cls, methods in self.ctx.methods.items():
             module = self.ctx.is_module_class(cls)
             for fn in methods.values():
                 if module and not self._steps_its_optimizer(fn):
                     continue  # a module's own methods run inside forward passes we cannot place
-                if fn not in called and fn.name != "__init__" and self._interesting(fn):
+                if fn not in called and fn not in engines and fn.name != "__init__" and self._interesting(fn):
                     self._entry(fn, fn.body, cls, self._decorated_grad(fn))
+        for fn in engines:
+            if self._interesting(fn):
+                self._engine_entry(fn)
+
+    def _engine_entry(self, fn: Function) -> None:
+        """An Ignite process function ``step(engine, batch)`` walked as the body of ``for batch in engine:``: the
+        loop its engine runs (a node made here, placed at the ``def``), with autograd on unless it is decorated."""
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        loop = ast.For(target=ast.Name(params[1], ast.Store()), iter=ast.Name(params[0], ast.Load()), body=fn.body, orelse=[])
+        for node in (loop, loop.target, loop.iter):
+            ast.copy_location(node, fn)
+        grad = self._decorated_grad(fn)
+        self._entry(fn, [loop], None, True if grad is None else grad)
 
     def _steps_its_optimizer(self, fn: Function) -> bool:
         """Whether a method of a module class steps an optimizer (``self.opt.step()`` with ``self.opt =

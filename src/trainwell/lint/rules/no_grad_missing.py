@@ -18,6 +18,7 @@ from trainwell.lint.context import FileContext, children, key_of, kwarg
 from trainwell.lint.dataflow import reaching, scope_nodes
 from trainwell.lint.iteration import autograd_on, training_forward, validation_forward
 from trainwell.lint.rules import TRAINING
+from trainwell.lint.syntax import walk
 from trainwell.diagnostic import Finding
 
 CODE = "TW203"
@@ -47,6 +48,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             seen.add(id(forward.node))
             if _once_in_a_unit_test(ctx, forward):
                 continue  # a unit test compares one output after a few steps: no validation pass, nothing repeats
+            if _read_by_a_closure(ctx, forward):
+                continue  # a training step defined here reads it (a style target for an engine's step): not ours to judge
             # One forward pass in a script's straight-line code (a plot, a print after training) is not repeated:
             # its graph costs one batch once. Shown with --preview only.
             once = (forward.frame is None or forward.frame.kind != "loop") and forward.scope is ctx.tree
@@ -67,6 +70,33 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 f"`.item()`, a sample): every call records a graph that nothing backpropagates.{_volatile(ctx, forward)}",
                 "Select the action under `with torch.no_grad():` (or decorate the helper with `@torch.no_grad()`).",
             )
+
+
+def _read_by_a_closure(ctx: FileContext, forward: ev.Event) -> bool:
+    """Whether a function defined in the forward's own scope reads its output, or a name computed from it there
+    (``features = vgg(style)``, ``gram = [gram_matrix(y) for y in features]``, then ``def step(engine, batch): ...
+    mse(gm_y, gram)``): the closure's use is walked apart from this scope's flow."""
+    scope = forward.scope
+    if scope is None or ctx.home(forward.node) is not ctx:
+        return False
+    nodes = scope_nodes(ctx, scope)
+    closures = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    if not closures:
+        return False
+    names: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for node in nodes:
+            if isinstance(node, ast.Assign) and (node.value is forward.node or any(
+                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value)) or any(n is forward.node for n in ast.walk(node.value))):
+                for target in node.targets:
+                    for n in walk(target):
+                        if isinstance(n, ast.Name) and n.id not in names:
+                            names.add(n.id)
+                            grown = True
+    return bool(names) and any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+                               for closure in closures for n in walk(closure))
 
 
 def _once_in_a_unit_test(ctx: FileContext, forward: ev.Event) -> bool:
