@@ -95,8 +95,16 @@ def _read_by_a_closure(ctx: FileContext, forward: ev.Event) -> bool:
                         if isinstance(n, ast.Name) and n.id not in names:
                             names.add(n.id)
                             grown = True
-    return bool(names) and any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
-                               for closure in closures for n in walk(closure))
+    return bool(names) and any(names & _free_names(closure) for closure in closures)
+
+
+def _free_names(fn: ast.AST) -> set[str]:
+    """The names a function reads from its enclosing scope: read in it, neither its parameters nor bound in it."""
+    arguments = getattr(fn, "args", None)
+    bound = {a.arg for a in walk(arguments) if isinstance(a, ast.arg)} if arguments is not None else set()
+    nodes = list(walk(fn))
+    bound |= {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
 
 
 def _once_in_a_unit_test(ctx: FileContext, forward: ev.Event) -> bool:
