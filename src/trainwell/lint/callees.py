@@ -10,7 +10,6 @@ This module answers which function that is, which functions nothing calls
 from __future__ import annotations
 
 import ast
-import weakref
 from functools import cached_property
 
 from trainwell.lint import events as ev
@@ -28,7 +27,7 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 class Env:
     """Where the walk is: the renaming of parameters, the function and class it is in."""
 
-    __slots__ = ("subst", "scope", "cls", "stack", "sites", "_local_defs")
+    __slots__ = ("subst", "scope", "cls", "stack", "sites")
 
     def __init__(self, subst: dict[str, str], scope: ast.AST, cls: str | None, stack: tuple[ast.AST, ...],
                  sites: tuple[ev.Site, ...] = ()) -> None:
@@ -37,38 +36,6 @@ class Env:
         self.cls = cls
         self.stack = stack
         self.sites = sites  # the calls that inlined this function, outermost first
-        self._local_defs: dict[str, Function] | None = None
-
-    @property
-    def local_defs(self) -> dict[str, Function]:
-        """The functions defined in the scope's own statements, also inside its loops, ``if``s and ``with``s (an
-        LBFGS ``closure`` defined in the batch loop), not inside its nested functions or classes."""
-        if self._local_defs is None:
-            self._local_defs = _LOCAL_DEFS.get(self.scope)
-            if self._local_defs is None:
-                self._local_defs = _LOCAL_DEFS[self.scope] = _local_defs(self.scope)
-        return self._local_defs
-
-
-def _local_defs(scope: ast.AST) -> dict[str, Function]:
-    found: dict[str, Function] = {}
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        todo = list(reversed(scope.body))
-        while todo:
-            stmt = todo.pop()
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.setdefault(stmt.name, stmt)
-            elif not isinstance(stmt, ast.ClassDef):
-                for block in _BLOCKS:
-                    todo.extend(reversed(getattr(stmt, block, ())))
-                for handler in getattr(stmt, "handlers", ()) or getattr(stmt, "cases", ()):
-                    todo.extend(reversed(handler.body))
-    return found
-
-
-# scope -> its local defs, found once per scope (a helper is entered from every call site); gone with the tree
-_LOCAL_DEFS: weakref.WeakKeyDictionary[ast.AST, dict[str, Function]] = weakref.WeakKeyDictionary()
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
@@ -120,6 +87,15 @@ class Callees:
                         self._callees.setdefault(id(scope), []).append(target[0])
         return called
 
+    def _local_defs(self, scope: ast.AST) -> dict[str, Function]:
+        """The functions defined in ``scope``'s own statements, also inside its loops, ``if``s and ``with``s (an LBFGS
+        ``closure`` defined in the batch loop), not inside its nested functions or classes; the first by line wins."""
+        found = self._defs.get(id(scope))
+        if found is None:
+            defs = sorted(self.ctx.members_of(scope, ast.FunctionDef, ast.AsyncFunctionDef), key=lambda f: f.lineno, reverse=True)
+            found = self._defs[id(scope)] = {f.name: f for f in defs}  # type: ignore[attr-defined]
+        return found
+
     def _engine_steps(self) -> list[Function]:
         """The training steps handed to Ignite's ``Engine(fn)`` (also a closure of a ``create_trainer`` factory): the
         engine's ``run(data, max_epochs)`` calls each once per batch, so its body is one iteration of a loop."""
@@ -132,7 +108,7 @@ class Callees:
                 continue
             given = call.args[0] if call.args else kwarg(call, "process_function")
             if isinstance(given, ast.Name):
-                fn = _local_defs(self.ctx.scope_of(call)).get(given.id) or self.ctx.functions.get(given.id)
+                fn = self._local_defs(self.ctx.scope_of(call)).get(given.id) or self.ctx.functions.get(given.id)
                 if fn is not None and fn not in found and len(fn.args.posonlyargs + fn.args.args) >= 2 and self._backpropagates(fn):
                     found.append(fn)  # a training step (an RL timestep that only acts is left to the handlers we cannot place)
         return found
@@ -217,8 +193,8 @@ class Callees:
         """The function a call runs: a nested def, a function or method of this file, or a function of another file
         of the project (walked in its own file's names; ``local`` leaves those out)."""
         func = call.func
-        if isinstance(func, ast.Name) and func.id in env.local_defs:
-            return env.local_defs[func.id], env.cls
+        if isinstance(func, ast.Name) and func.id in (defs := self._local_defs(env.scope)):
+            return defs[func.id], env.cls
         home = self.ctx.home(env.scope)
         if home is not self.ctx:  # inside another file's helper: its own functions, its class's methods, what it imports
             if isinstance(func, ast.Name) and func.id in home.functions:

@@ -78,6 +78,7 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         self._seq = 0
         self.track_modes = ".eval(" in ctx.source or ".train(" in ctx.source
         self._callees: dict[int, list[ast.AST]] = {}
+        self._defs: dict[int, dict[str, Function]] = {}  # scope -> its local defs (Callees._local_defs)
         self._memo: dict[int, bool] = {}
         self._optimizer_models: dict[str | None, set[str]] = {}
         self._ordered: dict[ast.AST, list[ast.Call]] = {}  # node -> calls_in_order(node)
@@ -329,8 +330,8 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         found = ev.classify(self.ctx, call, env.subst)
         if found is not None:
             kind, key, arg, via = found
-            if kind == ev.STEP and isinstance(arg, ast.Name) and arg.id in env.local_defs:
-                self._inline(env.local_defs[arg.id], call, env, env.cls, bind=False)
+            if kind == ev.STEP and isinstance(arg, ast.Name) and arg.id in (defs := self._local_defs(env.scope)):
+                self._inline(defs[arg.id], call, env, env.cls, bind=False)
             if kind in (ev.TRAIN, ev.EVAL):
                 chosen = kind == ev.EVAL or not call.args or isinstance(call.args[0], ast.Constant)  # not `model.train(is_training)`
                 mode = frozenset({"train"}) if kind == ev.TRAIN else frozenset({("eval", call)})

@@ -83,18 +83,16 @@ def _read_by_a_closure(ctx: FileContext, forward: ev.Event) -> bool:
     closures = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
     if not closures:
         return False
+    assigns = [n for n in nodes if isinstance(n, ast.Assign)]
     names: set[str] = set()
     grown = True
-    while grown:
+    while grown:  # the names assigned the output, then those assigned from them
         grown = False
-        for node in nodes:
-            if isinstance(node, ast.Assign) and (node.value is forward.node or any(
-                    isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value)) or any(n is forward.node for n in ast.walk(node.value))):
-                for target in node.targets:
-                    for n in walk(target):
-                        if isinstance(n, ast.Name) and n.id not in names:
-                            names.add(n.id)
-                            grown = True
+        for node in assigns:
+            if any(n is forward.node or isinstance(n, ast.Name) and n.id in names for n in walk(node.value)):
+                new = {n.id for target in node.targets for n in walk(target) if isinstance(n, ast.Name)} - names
+                names |= new
+                grown = grown or bool(new)
     return bool(names) and any(names & _free_names(closure) for closure in closures)
 
 

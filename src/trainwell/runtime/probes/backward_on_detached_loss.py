@@ -8,8 +8,9 @@ optimizer's tensors are not known yet (a hand-written loop may train plain
 tensors), so a backward that reaches no ``nn.Parameter`` waits for that
 step: reported if the step does not hold one of the leaves it reached (or
 if no step comes), unless a backward elsewhere comes first (a phase that
-updated plain tensors by hand, then another that uses an optimizer). A loss that does not require grad at all is reported
-before PyTorch raises its own error. The forwards of a step whose loss was
+updated plain tensors by hand, then another that uses an optimizer). A loss
+that does not require grad at all is reported before PyTorch raises its own
+error. The forwards of a step whose loss was
 cut are not also reported as validation (TW202/TW203).
 """
 
