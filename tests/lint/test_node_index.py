@@ -39,3 +39,67 @@ def test_parents_name_the_node_each_child_sits_in():
             if not isinstance(child, ast.expr_context):
                 assert ctx.parents[id(child)] is node
     assert all(ctx.parents[id(stmt)] is ctx.tree for stmt in ctx.tree.body)
+
+
+TRICKY = textwrap.dedent('''
+    import torch
+    a, (b, c) = 1, (2, 3)
+    d = [e for e in range(3) if (f := e)]
+    g = lambda: [h for h in range(2)]
+    print(i := 4)
+    with open("x") as (j, k):
+        pass
+    for l, m in zip([], []):
+        n = 1
+    def fn(p):
+        q = p.step()
+        try:
+            r = 1
+        except ValueError as err:
+            s = 2
+        return q
+    if True:
+        t = torch.zeros(1).sum()
+        t.backward()
+    t.backward()
+''')
+
+
+def _walked(stmt: ast.stmt) -> list[ast.Name]:
+    """What the loop model read before the index: every Name stored anywhere in a simple statement."""
+    return [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+def test_stored_names_of_a_simple_statement_equal_a_walk_of_it():
+    ctx = FileContext("t.py", TRICKY, ast.parse(TRICKY))
+    simple = [n for n in ctx.nodes if isinstance(n, ast.stmt) and not isinstance(n, (
+        ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef, ast.ClassDef))]
+    assert len(simple) > 10
+    for stmt in simple:
+        assert {id(n) for n in ctx.stored_names(stmt)} == {id(n) for n in _walked(stmt)}
+    assert {n.id for stmt in ctx.tree.body for n in ctx.stored_names(stmt)} >= {"a", "b", "c", "d", "e", "f", "h", "i"}
+
+
+def test_statement_of_a_call_is_its_expression_statement_inside_a_block():
+    ctx = FileContext("t.py", TRICKY, ast.parse(TRICKY))
+    backwards = [n for n in ctx.nodes_of(ast.Call) if isinstance(n.func, ast.Attribute) and n.func.attr == "backward"]
+    inside, top = sorted(backwards, key=lambda n: n.lineno)
+    assert ctx.statement_of(inside) is ctx.parents[id(inside)] and id(ctx.statement_of(inside)) in ctx.blocks
+    assert ctx.statement_of(top) is None  # a module-level statement is in no block the reordering fix moves within
+    step = next(n for n in ctx.nodes_of(ast.Call) if isinstance(n.func, ast.Attribute) and n.func.attr == "step")
+    assert ctx.statement_of(step) is None  # the value of an assignment, not a statement of its own
+
+
+def test_a_scopes_parents_stop_where_its_own_body_ends():
+    from trainwell.lint.rules.no_grad_missing import parents
+
+    ctx = FileContext("t.py", TRICKY, ast.parse(TRICKY))
+    for scope in (ctx.tree, ctx.functions["fn"], *ctx.nodes_of(ast.Lambda)):
+        own = {id(n) for n in ctx.members(scope)}
+        expected = {id(child): node for node in ctx.members(scope) for child in ast.iter_child_nodes(node)
+                    if not isinstance(child, ast.expr_context)}
+        found = parents(ctx, scope)
+        for node in ctx.nodes:
+            assert found.get(id(node)) is expected.get(id(node)), (ast.dump(node)[:60], id(node) in own)
+    lam = ctx.nodes_of(ast.Lambda)[0]
+    assert parents(ctx, lam).get(id(lam.body)) is None  # the lambda itself belongs to the module's body, not its own

@@ -14,7 +14,6 @@ from functools import cached_property
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name
-from trainwell.lint.dataflow import scope_nodes
 from trainwell.lint.events import grad_of
 from trainwell.lint.syntax import walk
 
@@ -44,19 +43,22 @@ def _keeps_an_argument(ctx: FileContext, fn: ast.AST) -> bool:
     recorder, whose stores the rules must see. A list the function makes itself dies with the call."""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
+    stores = [node for node in ctx.members_of(fn, ast.Call, ast.AugAssign)
+              if method_name(node) in ev.STORES or isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute)]
+    if not stores:
+        return False  # most functions: nothing below needs the names they bind
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    nodes = scope_nodes(ctx, fn)
-    declared = {name for n in nodes if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
-    local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))} - declared
+    declared = {name for n in ctx.members_of(fn, ast.Global, ast.Nonlocal) for name in n.names}  # type: ignore[attr-defined]
+    local = {n.id for n in ctx.members_of(fn, ast.Name) if isinstance(n.ctx, (ast.Store, ast.Del))} - declared  # type: ignore[attr-defined]
 
     def holder(key: str | None) -> bool:  # a parameter, the instance, or a name of the module (or enclosing function)
         head = (key or "").partition(".")[0]
         return bool(head) and (head in params or head == "self" or head not in local)
 
-    for node in nodes:
-        if isinstance(node, ast.Call) and method_name(node) in ev.STORES and holder(key_of(node.func.value)):  # type: ignore[attr-defined]
+    for node in stores:
+        if isinstance(node, ast.Call) and holder(key_of(node.func.value)):  # type: ignore[attr-defined]
             stored = node.args
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute) and holder(key_of(node.target)):
+        elif isinstance(node, ast.AugAssign) and holder(key_of(node.target)):
             stored = [node.value]
         else:
             continue
@@ -119,11 +121,11 @@ class Callees:
             return self._memo[id(fn)]
         home = self.ctx.home(fn)  # a method of another file's class: its `self.G` is known there
         found = any(
-            isinstance(n, ast.Call) and (method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None
-                                         or (home is not self.ctx and home.role(key_of(n.func)) is not None))
-            or isinstance(n, ast.Attribute) and n.attr in ("grad", "requires_grad")
-            for n in scope_nodes(self.ctx, fn)
-        ) or _keeps_an_argument(self.ctx, fn) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
+            method_name(n) in _EVENT_METHODS or self.ctx.role(key_of(n.func)) is not None  # type: ignore[attr-defined]
+            or (home is not self.ctx and home.role(key_of(n.func)) is not None)  # type: ignore[attr-defined]
+            for n in self.ctx.members_of(fn, ast.Call)
+        ) or any(n.attr in ("grad", "requires_grad") for n in self.ctx.members_of(fn, ast.Attribute)) \
+            or _keeps_an_argument(self.ctx, fn) or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._callees.get(id(fn), [])) \
             or any(c not in seen and self._interesting(c, seen | {fn}) for c in self._project_callees(fn))
         for nested in (n for n in getattr(fn, "body", []) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
             found = found or self._interesting(nested, seen | {fn})
@@ -134,7 +136,7 @@ class Callees:
         """Whether ``fn`` calls ``backward()`` itself or through the helpers it calls."""
         memo = self.__dict__.setdefault("_backpropagates_memo", {})
         if id(fn) not in memo:
-            memo[id(fn)] = any(isinstance(n, ast.Call) and method_name(n) == "backward" for n in scope_nodes(self.ctx, fn)) \
+            memo[id(fn)] = any(method_name(n) == "backward" for n in self.ctx.members_of(fn, ast.Call)) \
                 or any(c not in seen and self._backpropagates(c, seen | {fn}) for c in [*self._callees.get(id(fn), []), *self._project_callees(fn)])
         return memo[id(fn)]
 
@@ -149,12 +151,12 @@ class Callees:
         imported = home.imports.keys() | home.relative_imports.keys()
         found = []
         instances = self.ctx.project_instances if home is self.ctx else {}
-        for node in scope_nodes(self.ctx, fn):
-            if isinstance(node, ast.Call) and (key_of(node.func) or "").partition(".")[0] in imported:
-                target = project.function(home, node.func)
+        for node in self.ctx.members_of(fn, ast.Call):
+            if (key_of(node.func) or "").partition(".")[0] in imported:  # type: ignore[attr-defined]
+                target = project.function(home, node.func)  # type: ignore[attr-defined]
                 if target is not None:
                     found.append(target[1])
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and key_of(node.func.value) in instances:
+            if isinstance(node.func, ast.Attribute) and key_of(node.func.value) in instances:  # type: ignore[attr-defined]
                 file, cls, _ = instances[key_of(node.func.value)]  # type: ignore[index]
                 method = self._method(cls.name, node.func.attr, frozenset(), file)
                 if method is not None:

@@ -26,6 +26,9 @@ _SCOPE_CLASSES = frozenset(_SCOPES)  # exact classes: ast never subclasses them
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # a node class's fields that can hold child nodes (ctx markers left out)
 _UNSEEN = object()
 _DECLARATIONS = (ast.Import, ast.ImportFrom, ast.ClassDef)
+_BLOCK_HOLDERS = tuple(getattr(ast, name) for name in (  # every node class with a list of statements (TryStar: 3.11+)
+    "FunctionDef", "AsyncFunctionDef", "ClassDef", "For", "AsyncFor", "While", "If", "With", "AsyncWith", "Try", "TryStar",
+    "ExceptHandler", "match_case") if hasattr(ast, name))
 
 
 def _child_fields(kind: type) -> tuple[str, ...]:
@@ -273,13 +276,14 @@ class FileContext(RoleIndex):
     def blocks(self) -> dict[int, tuple[list[ast.stmt], int]]:
         """id(statement) -> (the statement list holding it, its index there)."""
         found: dict[int, tuple[list[ast.stmt], int]] = {}
-        for node in self.nodes:
-            for name in ("body", "orelse", "finalbody"):
-                body = getattr(node, name, None)
-                if isinstance(body, list):
-                    for index, stmt in enumerate(body):
-                        if isinstance(stmt, ast.stmt):
-                            found[id(stmt)] = (body, index)
+        for kind in _BLOCK_HOLDERS:  # the classes with a statement list (the module's own is not one of the nodes)
+            for node in self.nodes_of(kind):
+                for name in ("body", "orelse", "finalbody"):
+                    body = getattr(node, name, None)
+                    if isinstance(body, list):
+                        for index, stmt in enumerate(body):
+                            if isinstance(stmt, ast.stmt):
+                                found[id(stmt)] = (body, index)
         return found
 
     @property
@@ -287,6 +291,22 @@ class FileContext(RoleIndex):
         """id(node) -> the node it is a child of, for every node of this file (a top-level statement's: the module);
         recorded by the one walk that indexes the file, for the rules that climb from a node to what holds it."""
         return self._parent_of
+
+    def stored_names(self, stmt: ast.stmt) -> list[ast.Name]:
+        """The names a simple statement of this file stores to (its targets, a walrus's, a comprehension's), in
+        ``nodes`` order: one pass over the file's stored names, instead of a walk of each statement asked about."""
+        by_statement = self.__dict__.get("_stored_by_statement")
+        if by_statement is None:
+            by_statement = self.__dict__["_stored_by_statement"] = {}
+            parent_of, Store, stmt_class = self._parent_of, ast.Store, ast.stmt
+            for name in self.nodes_of(ast.Name):
+                if name.ctx.__class__ is Store:  # type: ignore[attr-defined]
+                    node = parent_of.get(id(name))
+                    while node is not None and not isinstance(node, stmt_class):
+                        node = parent_of.get(id(node))
+                    if node is not None:
+                        by_statement.setdefault(id(node), []).append(name)
+        return by_statement.get(id(stmt), [])
 
     def loads(self, scope: ast.AST, name: str) -> list[ast.Name]:
         """The Name nodes of ``scope``'s own body that read ``name``, in the order of :meth:`members`; one index per scope
@@ -321,10 +341,9 @@ class FileContext(RoleIndex):
         """The statement that is exactly ``call`` (``opt.step()`` on its own line), or None."""
         if isinstance(call, ast.stmt):
             return call
-        for stmt_id, (body, index) in self.blocks.items():
-            stmt = body[index]
-            if isinstance(stmt, ast.Expr) and stmt.value is call:
-                return stmt
+        stmt = self._parent_of.get(id(call))  # a node of this file only, in a block of :attr:`blocks` (not the module's)
+        if isinstance(stmt, ast.Expr) and stmt.value is call and self._parent_of.get(id(stmt)) is not self.tree:
+            return stmt
         return None
 
     def snippet(self, node: ast.AST, limit: int = 60) -> str:

@@ -236,7 +236,8 @@ def _model_like(ctx: FileContext, key: str | None, raw: str | None) -> bool:
     return False
 
 
-_OPAQUE = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_OPAQUE = frozenset({ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})  # exact classes: ast never subclasses them
+_WALKED: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}  # a node class's fields that can hold a call
 
 
 def calls_in_order(node: ast.AST) -> list[ast.Call]:
@@ -245,23 +246,33 @@ def calls_in_order(node: ast.AST) -> list[ast.Call]:
     A call ends after every call nested in it, and a call evaluated earlier ends
     earlier: sorting by end position gives the evaluation order.
     """
-    if isinstance(node, _OPAQUE):
+    if node.__class__ in _OPAQUE:
         return []
-    calls, stack, AST, Name, Constant = [], [node], ast.AST, ast.Name, ast.Constant
+    calls: list[ast.Call] = []
+    stack, AST, Call = [node], ast.AST, ast.Call
+    pop, push = stack.pop, stack.append
     while stack:
-        current = stack.pop()
-        if current.__class__ is Name or current.__class__ is Constant:
-            continue  # a leaf: nothing below it
-        if isinstance(current, ast.Call):
+        current = pop()
+        kind = current.__class__
+        if kind is Call:
             calls.append(current)
-        for name in current._fields:
+        fields = _WALKED.get(kind)
+        if fields is None:
+            fields = _WALKED[kind] = tuple(name for name in kind._fields if name != "ctx")
+        for name in fields:
             value = getattr(current, name, None)
-            if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, AST) and not isinstance(v, _OPAQUE))
-            elif isinstance(value, AST) and name != "ctx" and not isinstance(value, _OPAQUE):
-                stack.append(value)
-    calls.sort(key=lambda c: (c.end_lineno or 0, c.end_col_offset or 0))
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, AST) and item.__class__ not in _OPAQUE:
+                        push(item)
+            elif isinstance(value, AST) and value.__class__ not in _OPAQUE:
+                push(value)
+    calls.sort(key=_end)
     return calls
+
+
+def _end(call: ast.Call) -> tuple[int, int]:
+    return call.end_lineno or 0, call.end_col_offset or 0
 
 
 def unwrap_iter(node: ast.expr) -> ast.expr:

@@ -44,7 +44,7 @@ def _ends_the_run(body: list[ast.stmt]) -> bool:
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and key_of(last.value.func) in ("sys.exit", "exit", "quit")
 
 
-def _stored_names(stmt: ast.stmt) -> list[ast.Name]:
+def _stored_names(ctx: FileContext, stmt: ast.stmt) -> list[ast.Name]:
     """The names ``stmt`` itself stores to (a compound statement: its loop target or ``as`` names only)."""
     if isinstance(stmt, (ast.For, ast.AsyncFor)):
         targets: list[ast.AST] = [stmt.target]
@@ -53,7 +53,7 @@ def _stored_names(stmt: ast.stmt) -> list[ast.Name]:
     elif isinstance(stmt, (ast.If, ast.While, ast.Try, ast.Match)) or type(stmt).__name__ == "TryStar":
         return []
     else:
-        targets = [stmt]
+        return ctx.home(stmt).stored_names(stmt)
     return [node for target in targets for node in walk(target) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)]
 
 
@@ -179,7 +179,7 @@ class Analysis(Callees, Queries, Ownership, ModeState):
         """Record the names ``stmt`` binds (not inside the blocks of a compound statement: those bind as they are walked)."""
         stores = self._stores.get(stmt)
         if stores is None:  # a loop body is walked twice, a helper once per call site: find its stored names once
-            stores = self._stores[stmt] = _stored_names(stmt)
+            stores = self._stores[stmt] = _stored_names(self.ctx, stmt)
         for node in stores:
             if key := subst_key(node, env.subst):
                 self.bound.add(key)

@@ -244,6 +244,11 @@ def code_lines(source: str) -> tuple[list[str], list[str]]:
     return shaped.lines, shaped.skipped
 
 
+def load_transformer() -> None:
+    """Import IPython's transformer now (once, before worker processes fork: each would import it again)."""
+    _ipython_transformer()
+
+
 @functools.cache
 def _ipython_transformer() -> Any:
     """IPython's TransformerManager, or None without IPython (imported once, on the first notebook).
@@ -475,6 +480,9 @@ def _scan(text: str, pos: int, path: tuple[Any, ...], spans: dict[int, tuple[int
                 pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
                 pos += 1  # the ':' json.loads has already checked
                 pos = _scan(text, pos, path + (key,), spans, lines_at)
+            elif is_source and text[pos:pos + 1] == '"':  # a line of the cell: a string, read here (no call per line)
+                item_lines.append(pos)
+                pos = scanstring(text, pos + 1)[1]
             else:
                 if is_source:
                     item_lines.append(_SPACE.match(text, pos).end())  # type: ignore[union-attr]

@@ -170,6 +170,8 @@ def run(paths: Sequence[str | os.PathLike[str]], select: Sequence[str] | None = 
         if result is None:
             missing.append((source, name, target))
         read.append((name, source, result, key))
+    if any(notebook.is_notebook(name) for _, name, _ in missing):
+        notebook.load_transformer()
     checked = iter(workers.map_in_order(_check_or_problem, (codes, force, preview, project), missing,
                                         workers.available_cores() if jobs is None else jobs))
     reported: set[tuple[str, str, int, int]] = set()  # a helper's finding is seen from each file that calls it: once

@@ -79,12 +79,15 @@ def _split_targets(nodes: list[ast.AST]) -> set[int]:
     return found
 
 
+_READ = frozenset({ast.Assign, ast.Call, ast.Subscript})  # the nodes a split is made of: the walk below reads no other
+
+
 def _split_after(ctx: FileContext, nodes: list[ast.AST], data: str, line: int) -> ast.AST | None:
     """The first statement after ``line`` that splits ``data`` (or a dataset built from it) into train/validation parts."""
     derived = {data}
     cache = ctx.__dict__.setdefault("_tw402_scopes", {})  # asked per statistic: the scope's split targets and order, once
     if id(nodes) not in cache:
-        ordered = sorted((n for n in nodes if getattr(n, "lineno", 0) > 0), key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+        ordered = sorted((n for n in nodes if n.__class__ in _READ and n.lineno > 0), key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
         cache[id(nodes)] = (_split_targets(nodes), ordered, [n.lineno for n in ordered])  # type: ignore[attr-defined]
     named, ordered, lines = cache[id(nodes)]
     for node in ordered[bisect.bisect_right(lines, line):]:

@@ -14,7 +14,7 @@ import os
 from typing import Iterator
 
 from trainwell.lint import events as ev
-from trainwell.lint.context import FileContext, children, key_of, kwarg
+from trainwell.lint.context import FileContext, key_of, kwarg
 from trainwell.lint.dataflow import reaching, scope_nodes
 from trainwell.lint.iteration import autograd_on, training_forward, validation_forward
 from trainwell.lint.rules import TRAINING
@@ -111,8 +111,8 @@ def _once_in_a_unit_test(ctx: FileContext, forward: ev.Event) -> bool:
     if forward.frame is not None and forward.frame.kind == "loop" or forward.scope is None:
         return False
     for node, scope in [(forward.node, forward.scope), *((site.call, site.caller) for site in forward.sites)]:
-        parents = _parents(ctx.home(node), scope) if scope is not None else {}
-        while (node := parents.get(id(node))) is not None:
+        parents = _parents(ctx.home(node), scope) if scope is not None else None
+        while parents is not None and (node := parents.get(id(node))) is not None:
             if isinstance(node, _COMPREHENSIONS):
                 return False
     return any(ctx.is_test_function(f) for f in [*(site.caller for site in forward.sites), forward.scope])
@@ -164,7 +164,7 @@ def _graph_dropped(ctx: FileContext, call: ast.AST, scope: ast.AST | None, depth
             return False
 
 
-def _name_dropped(ctx: FileContext, value: ast.AST, scope: ast.AST, parents: dict[int, ast.AST], depth: int,
+def _name_dropped(ctx: FileContext, value: ast.AST, scope: ast.AST, parents: _ScopeParents, depth: int,
                   distribution: bool = False) -> bool:
     """``q = model(x)`` (or ``m = Categorical(probs)``): whether every read of the name drops the graph."""
     assign = parents.get(id(value))
@@ -193,7 +193,7 @@ def _name_dropped(ctx: FileContext, value: ast.AST, scope: ast.AST, parents: dic
     return all(_graph_dropped(ctx, use, scope, depth + 1) for use in every_use)
 
 
-def _distribution_use(ctx: FileContext, dist: ast.AST, scope: ast.AST, parents: dict[int, ast.AST], depth: int) -> bool:
+def _distribution_use(ctx: FileContext, dist: ast.AST, scope: ast.AST, parents: _ScopeParents, depth: int) -> bool:
     """``m.sample()`` keeps nothing of the graph; ``m.log_prob(a)`` does (REINFORCE) unless it is dropped in turn."""
     attribute = parents.get(id(dist))
     if not (isinstance(attribute, ast.Attribute) and attribute.value is dist):
@@ -206,16 +206,27 @@ def _distribution_use(ctx: FileContext, dist: ast.AST, scope: ast.AST, parents: 
     return attribute.attr in ("log_prob", "entropy") and _graph_dropped(ctx, method, scope, depth + 1)
 
 
-def _parents(ctx: FileContext, scope: ast.AST) -> dict[int, ast.AST]:
-    """id(node) -> its parent, for the nodes of ``scope``'s own body (cached per scope)."""
+class _ScopeParents:
+    """id(node) -> its parent, for the nodes whose parent is in ``scope``'s own body: the file's one parents map,
+    read only inside the scope (a climb stops where the scope's body ends)."""
+
+    __slots__ = ("_members", "_parents")
+
+    def __init__(self, parents: dict[int, ast.AST], members: set[int]) -> None:
+        self._parents, self._members = parents, members
+
+    def get(self, key: int) -> ast.AST | None:
+        parent = self._parents.get(key)
+        return parent if parent is not None and id(parent) in self._members else None
+
+
+def _parents(ctx: FileContext, scope: ast.AST) -> _ScopeParents:
+    """The parents of the nodes of ``scope``'s own body (cached per scope)."""
     cache = ctx.__dict__.setdefault("_tw203_parents", {})
-    if id(scope) not in cache:
-        found: dict[int, ast.AST] = {}
-        for node in scope_nodes(ctx, scope):
-            for child in children(node):
-                found[id(child)] = node
-        cache[id(scope)] = found
-    return cache[id(scope)]
+    found = cache.get(id(scope))
+    if found is None:
+        found = cache[id(scope)] = _ScopeParents(ctx.home(scope).parents, {id(n) for n in scope_nodes(ctx, scope)})
+    return found
 
 
 parents = _parents  # TW202 reads where a forward's output goes too

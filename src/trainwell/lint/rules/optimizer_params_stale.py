@@ -71,8 +71,13 @@ def _held_modules(ctx: FileContext, scope: ast.AST, built: ast.Assign) -> set[st
     parameter groups a name of it was assigned before, in the same function (``params = [{"params":
     model.fc.parameters()}, ...]``)."""
     names = {n.id for n in walk(built.value) if isinstance(n, ast.Name)}
-    sources = [built.value] + [n.value for n in ctx.members_of(scope, ast.Assign)  # type: ignore[attr-defined]
-                               if n.lineno < built.lineno and any(key_of(t) in names for t in n.targets)]
+    by_target = ctx.__dict__.setdefault("_tw109_assigned", {}).get(id(scope))  # target key -> its assignments in the scope
+    if by_target is None:
+        by_target = ctx.__dict__["_tw109_assigned"][id(scope)] = {}
+        for assign in ctx.members_of(scope, ast.Assign):
+            for target in assign.targets:  # type: ignore[attr-defined]
+                by_target.setdefault(key_of(target), []).append(assign)
+    sources = [built.value] + [n.value for name in names for n in by_target.get(name, ()) if n.lineno < built.lineno]
     owners = ctx.__dict__.setdefault("_tw109_owners", {})  # keyed by the node itself: it stays alive, its id its own
     for source in sources:
         if source not in owners:

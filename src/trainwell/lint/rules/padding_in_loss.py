@@ -408,6 +408,19 @@ def _getitem(ctx: FileContext, dataset: ast.expr | None) -> ast.FunctionDef | as
     return ctx.methods.get(name or "", {}).get("__getitem__") if name in ctx.classes else None
 
 
+def _assigns_binding(ctx: FileContext) -> dict[str | None, list[ast.Assign]]:
+    """key -> the assignments of the file that bind it, whole or as an element of a tuple target, in file order
+    (indexed once per file: asked per loop)."""
+    index = ctx.__dict__.get("_tw305_binding")
+    if index is None:
+        index = ctx.__dict__["_tw305_binding"] = {}
+        for assign in ctx.assigns:
+            keys = {key_of(t) for target in assign.targets for t in (target.elts if isinstance(target, ast.Tuple) else [target])}
+            for key in keys:
+                index.setdefault(key, []).append(assign)
+    return index
+
+
 def _loader(ctx: FileContext, iterable: ast.expr) -> tuple[FileContext, ast.Call] | None:
     """The ``DataLoader(...)`` call a loop reads, with the file that builds it: one of this file (through single
     assignments and a local helper's ``return``), or one that a function of the file or of the project returns in a
@@ -416,8 +429,7 @@ def _loader(ctx: FileContext, iterable: ast.expr) -> tuple[FileContext, ast.Call
     if isinstance(loader, ast.Call) and qual_last(ctx, loader) == "DataLoader":
         return ctx, loader
     key = key_of(iterable)
-    unpacks = [a for a in ctx.assigns if key is not None and any(key_of(t) == key for target in a.targets
-                                                                 for t in (target.elts if isinstance(target, ast.Tuple) else [target]))]
+    unpacks = _assigns_binding(ctx).get(key, []) if key is not None else []
     if len(unpacks) != 1 or len(unpacks[0].targets) != 1 or not isinstance(unpacks[0].targets[0], ast.Tuple) \
             or not isinstance(unpacks[0].value, ast.Call):
         return None
