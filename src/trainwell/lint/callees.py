@@ -104,7 +104,10 @@ class Callees:
         if "Engine" not in self.ctx.source:
             return []
         found: list[Function] = []
+        ignite = {name for name, full in self.ctx.imports.items() if full.partition(".")[0] == "ignite"}  # a callee's name starts with one
         for call in self.ctx.calls:
+            if (key_of(call.func) or "").partition(".")[0] not in ignite:  # type: ignore[attr-defined]
+                continue
             qual = self.ctx.call_name(call) or ""
             if not qual.startswith("ignite.") or qual.rsplit(".", 1)[-1] != "Engine":
                 continue

@@ -254,13 +254,13 @@ class RoleIndex:
     def _filled_from(self, names: set[str]) -> list[ast.expr]:
         """The ``M.named_parameters()`` / ``M.parameters()`` of the loops that append their items to one of ``names``
         (``for name, p in model.named_parameters(): (head if "head" in name else trunk).append(p)``)."""
-        found = []
-        for loop in self.nodes_of(ast.For):
-            if method_name(loop.iter) in ("parameters", "named_parameters") and any(  # type: ignore[attr-defined]
-                    isinstance(n, ast.Call) and method_name(n) == "append" and _receivers(n.func.value) & names  # type: ignore[attr-defined]
-                    for stmt in loop.body for n in walk(stmt)):  # type: ignore[attr-defined]
-                found.append(loop.iter)  # type: ignore[attr-defined]
-        return found
+        filled = self.__dict__.get("_parameter_loops")  # asked per optimizer: each loop's appended-to keys, found once
+        if filled is None:
+            filled = self.__dict__["_parameter_loops"] = [
+                (loop.iter, set().union(*(_receivers(n.func.value) for stmt in loop.body for n in walk(stmt)  # type: ignore[attr-defined]
+                                          if isinstance(n, ast.Call) and method_name(n) == "append")))
+                for loop in self.nodes_of(ast.For) if method_name(loop.iter) in ("parameters", "named_parameters")]  # type: ignore[attr-defined]
+        return [iterable for iterable, receivers in filled if receivers & names]
 
     def _optimizers_from_usage(self, roles: dict[str, Role]) -> None:
         """Optimizers however they were built (a factory, ``model.configure_optimizers()``, a parameter of a helper),
