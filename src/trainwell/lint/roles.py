@@ -531,9 +531,13 @@ class RoleIndex:
 
     def built_with_mode_layers(self, node: ast.AST) -> bool:
         """Whether a constructor expression names Dropout or BatchNorm, itself or through a local module class."""
-        return bool(_MODE_LAYERS.search(ast.unparse(node))) or any(
-            isinstance(n, ast.Call) and key_of(n.func) in self.classes and self._class_has_mode_layers(key_of(n.func), frozenset())
-            for n in walk(node))
+        memo = self.__dict__.setdefault("_built_with_mode_layers", {})  # asked per model and per rule: unparsed once
+        found = memo.get(node)
+        if found is None:
+            found = memo[node] = bool(_MODE_LAYERS.search(ast.unparse(node))) or any(
+                isinstance(n, ast.Call) and key_of(n.func) in self.classes and self._class_has_mode_layers(key_of(n.func), frozenset())
+                for n in walk(node))
+        return found
 
     def _class_has_mode_layers(self, name: str, seen: frozenset[str]) -> bool:
         if seen:

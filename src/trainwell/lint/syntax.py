@@ -15,6 +15,13 @@ def key_of(node: ast.AST | None) -> str | None:
         return node.id  # type: ignore[union-attr]
     if kind is not _Attribute:
         return None
+    known = node.__dict__.get(_KEY, _UNSEEN)  # an attribute chain is asked about again and again: joined once
+    if known is _UNSEEN:
+        known = node.__dict__[_KEY] = _chain_key(node)
+    return known  # type: ignore[return-value]
+
+
+def _chain_key(node: ast.AST) -> str | None:
     parts = []
     while node.__class__ is _Attribute:
         parts.append(node.attr)  # type: ignore[union-attr]
@@ -26,6 +33,7 @@ def key_of(node: ast.AST | None) -> str | None:
 
 
 _Name, _Attribute = ast.Name, ast.Attribute
+_KEY, _UNSEEN = "_trainwell_key", object()  # where a chain's key is kept on its node (the tree is never rewritten)
 
 
 def kwarg(call: ast.Call, name: str) -> ast.expr | None:

@@ -17,7 +17,6 @@ from typing import Iterator
 
 from trainwell.lint import events as ev
 from trainwell.lint.context import FileContext, key_of, kwarg, method_name, strip_identity
-from trainwell.lint.dataflow import scope_nodes
 from trainwell.lint.syntax import walk
 from trainwell.lint.rules import TRAINING
 from trainwell.diagnostic import Finding
@@ -66,17 +65,24 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 break
 
 
+def _assigned(ctx: FileContext, scope: ast.AST) -> dict[str | None, list[ast.Assign]]:
+    """Target key -> the assignments of ``scope``'s own body to it, in order (indexed once per scope)."""
+    index = ctx.__dict__.setdefault("_tw109_assigned", {})
+    found = index.get(id(scope))
+    if found is None:
+        found = index[id(scope)] = {}
+        for assign in ctx.members_of(scope, ast.Assign):
+            for target in assign.targets:  # type: ignore[attr-defined]
+                found.setdefault(key_of(target), []).append(assign)  # type: ignore[arg-type]
+    return found
+
+
 def _held_modules(ctx: FileContext, scope: ast.AST, built: ast.Assign) -> set[str]:
     """The modules whose ``.parameters()`` the optimizer is built over: in its constructor call, or in the list of
     parameter groups a name of it was assigned before, in the same function (``params = [{"params":
     model.fc.parameters()}, ...]``)."""
     names = {n.id for n in walk(built.value) if isinstance(n, ast.Name)}
-    by_target = ctx.__dict__.setdefault("_tw109_assigned", {}).get(id(scope))  # target key -> its assignments in the scope
-    if by_target is None:
-        by_target = ctx.__dict__["_tw109_assigned"][id(scope)] = {}
-        for assign in ctx.members_of(scope, ast.Assign):
-            for target in assign.targets:  # type: ignore[attr-defined]
-                by_target.setdefault(key_of(target), []).append(assign)
+    by_target = _assigned(ctx, scope)
     sources = [built.value] + [n.value for name in names for n in by_target.get(name, ()) if n.lineno < built.lineno]
     owners = ctx.__dict__.setdefault("_tw109_owners", {})  # keyed by the node itself: it stays alive, its id its own
     for source in sources:
@@ -173,9 +179,12 @@ def _trained(analysis, key: str) -> bool:
 def _steps_after(analysis, opt_key: str, scope: ast.AST, line: int) -> bool:
     """Whether the stale optimizer is stepped after the replacement (else nothing trains with it: a test, an export)."""
     # keys are file-wide: a step in another function is the same optimizer only for `self.` keys (one object per instance)
-    return any(e.kind == ev.STEP and analysis.same(e.key, opt_key)
+    steps = analysis.__dict__.get("_tw109_steps")
+    if steps is None:  # asked per replacement: the steps, listed once
+        steps = analysis.__dict__["_tw109_steps"] = [e for e in analysis.events if e.kind == ev.STEP]
+    return any(analysis.same(e.key, opt_key)
                and (e.scope is scope and e.line > line or opt_key in e.subst.values()  # stepped here, or in a helper handed it
-                    or opt_key.startswith("self.") and e.scope is not scope) for e in analysis.events)
+                    or opt_key.startswith("self.") and e.scope is not scope) for e in steps)
 
 
 def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
@@ -184,8 +193,4 @@ def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
 
 def _last_assigned(ctx: FileContext, scope: ast.AST, key: str) -> int:
     """The last line of ``scope`` that assigns ``key`` (0: none); cached per scope and key."""
-    cache = ctx.__dict__.setdefault("_last_assigned", {})
-    if (id(scope), key) not in cache:
-        cache[(id(scope), key)] = max((node.lineno for node in scope_nodes(ctx, scope)
-                                       if isinstance(node, ast.Assign) and any(key_of(t) == key for t in node.targets)), default=0)
-    return cache[(id(scope), key)]
+    return max((node.lineno for node in _assigned(ctx, scope).get(key, ())), default=0)

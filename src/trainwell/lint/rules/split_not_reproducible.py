@@ -60,9 +60,9 @@ def _seeded_globally(ctx: FileContext) -> set[str]:
     in_workers = _worker_init_nodes(ctx)
     for call in ctx.calls:
         name = (method_name(call) or key_of(call.func) or "").rsplit(".", 1)[-1]
-        qual = ctx.call_name(call) or ""
         if "seed" not in name.lower() or name == "initial_seed" or id(call) in in_workers:
             continue
+        qual = ctx.call_name(call) or ""
         if name == "seed" and isinstance(call.func, ast.Attribute) and _is_generator(ctx, call.func.value):
             continue
         if qual in ("torch.manual_seed", "torch.random.manual_seed"):
