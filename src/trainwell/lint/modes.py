@@ -29,6 +29,8 @@ Modes = dict[str, frozenset]
 
 
 def join(a: Modes, b: Modes) -> Modes:
+    if a == b:  # most joins: the loop or branch changed no mode
+        return dict(a)
     unknown = frozenset({UNKNOWN})
     return {k: a.get(k, unknown) | b.get(k, unknown) for k in a.keys() | b.keys()}
 
