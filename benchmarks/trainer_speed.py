@@ -15,7 +15,8 @@ Measures samples/s, in one process and one run, of:
                 built as ``trainwell fit`` builds it (fused step where torch has one);
 and, when installed, Lightning's Trainer (logger, checkpoints, progress bar off)
 and an Accelerate loop. Each variant starts from the same weights; variants are
-interleaved and each result is the median of ``--repeats`` runs after a warm-up.
+interleaved and each result is the median of ``--repeats`` runs after a warm-up
+(``--stat pairs``: each ratio the median of the two variants' ratios round by round).
 
     python benchmarks/trainer_speed.py            # full run (a few minutes on 2 cores)
     python benchmarks/trainer_speed.py --quick    # smoke run (seconds)
@@ -247,11 +248,9 @@ def time_once(fn: Callable[[Workload, nn.Module], None], w: Workload,
     return clock() - started
 
 
-def measure(w: Workload, fns: dict[str, Callable[..., None]], repeats: int,
-            warmup: bool = True, stat: Callable[[list[float]], float] = statistics.median,
-            clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
-    """Seconds of each variant: ``stat`` (median) of its run times; variants are interleaved
-    within each repeat."""
+def measure_rounds(w: Workload, fns: dict[str, Callable[..., None]], repeats: int, warmup: bool = True,
+                   clock: Callable[[], float] = time.perf_counter) -> dict[str, list[float]]:
+    """Seconds of each run of each variant, by round: round r ran every variant once, back to back."""
     if warmup:
         short = dataclasses.replace(w, epochs=1, train=tuple(t[:2048] for t in w.train),
                                     val=tuple(t[:512] for t in w.val))
@@ -262,7 +261,14 @@ def measure(w: Workload, fns: dict[str, Callable[..., None]], repeats: int,
         order = list(fns) if r % 2 == 0 else list(reversed(fns))  # no fixed position bias
         for name in order:
             times[name].append(time_once(fns[name], w, clock))
-    return {name: stat(ts) for name, ts in times.items()}
+    return times
+
+
+def paired_ratio(times: dict[str, list[float]], faster: str, baseline: str) -> float:
+    """How many times faster ``faster`` ran than ``baseline``: the median over rounds of the two runs'
+    ratio in that round. A round's two runs are seconds apart and share the machine's state (its
+    clock speed, the other work on it), which moves every run of a round alike."""
+    return statistics.median(b / a for a, b in zip(times[faster], times[baseline]))
 
 
 def optimizer_implementation() -> str:
@@ -287,9 +293,11 @@ def steps_of(w: Workload) -> int:
     return -(-len(w.train[0]) // w.batch_size) * w.epochs
 
 
-def format_table(results: dict[str, dict[str, float]], workloads_: Sequence[Workload]) -> str:
+def format_table(results: dict[str, dict[str, float]], workloads_: Sequence[Workload],
+                 rounds: dict[str, dict[str, list[float]]] | None = None) -> str:
     """samples/s of every variant, every ratio (higher: the Trainer faster), and the Trainer's
-    own cost per optimizer step over the plain loop of the same work."""
+    own cost per optimizer step over the plain loop of the same work. With ``rounds`` (each
+    workload's run times by round) a ratio is :func:`paired_ratio`, else one of the two figures."""
     names = list(next(iter(results.values())))
     ratios = [(a, b) for a, b in RATIOS if a in names and b in names]
     head = ["workload", "batch", "samples"] + [f"{n}/s" for n in names] + \
@@ -300,7 +308,8 @@ def format_table(results: dict[str, dict[str, float]], workloads_: Sequence[Work
         rate = {n: w.samples / seconds[n] for n in names}
         over = [(seconds[n] - seconds["plain"]) / steps_of(w) * 1e6 for n in ("trainer", "loader")]
         rows.append([w.name, str(w.batch_size), str(w.samples)] + [f"{rate[n]:,.0f}" for n in names]
-                    + [f"{rate[a] / rate[b]:.3f}x" for a, b in ratios] + [f"{o:+.0f}" for o in over])
+                    + [f"{(paired_ratio(rounds[w.name], a, b) if rounds else rate[a] / rate[b]):.3f}x" for a, b in ratios]
+                    + [f"{o:+.0f}" for o in over])
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.rjust(wd) if i else c.ljust(wd) for i, (c, wd) in
                                enumerate(zip(row, widths))) for row in rows)
@@ -311,8 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat: a smoke run")
     parser.add_argument("--repeats", type=int, help="runs per variant (median); default 5, quick 1")
     parser.add_argument("--threads", type=int, help="torch.set_num_threads (default: PyTorch's)")
-    parser.add_argument("--stat", choices=("median", "min"), default="median",
-                        help="statistic of the repeated run times (min: the least disturbed run)")
+    parser.add_argument("--stat", choices=("median", "min", "pairs"), default="median",
+                        help="statistic of the repeated run times (min: the least disturbed run; pairs: samples/s "
+                             "from the median run, each ratio the median of its per-round ratios)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="cpu: this process's CPU time, less moved by other work on a shared machine")
     args = parser.parse_args(argv)
@@ -328,12 +338,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing:
         print(f"(not installed, skipped: {', '.join(missing)})")
     loads = workloads(args.quick)
-    results = {}
+    results, rounds = {}, {}
+    stat = min if args.stat == "min" else statistics.median
     for w in loads:
-        stat = statistics.median if args.stat == "median" else min
-        results[w.name] = measure(w, fns, repeats, warmup=not args.quick, stat=stat, clock=clock)
+        rounds[w.name] = measure_rounds(w, fns, repeats, warmup=not args.quick, clock=clock)
+        results[w.name] = {name: stat(ts) for name, ts in rounds[w.name].items()}
         print(f"  measured {w.name}", file=sys.stderr, flush=True)
-    print(format_table(results, loads))
+    print(format_table(results, loads, rounds if args.stat == "pairs" else None))
     return 0
 
 

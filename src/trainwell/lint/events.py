@@ -237,7 +237,7 @@ def _model_like(ctx: FileContext, key: str | None, raw: str | None) -> bool:
 
 
 _OPAQUE = frozenset({ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})  # exact classes: ast never subclasses them
-_WALKED: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}  # a node class's fields that can hold a call
+_WALKED: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}  # a node class's fields the walk reads (no ctx marker)
 
 
 def calls_in_order(node: ast.AST) -> list[ast.Call]:
