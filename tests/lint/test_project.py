@@ -518,3 +518,33 @@ def test_a_map_style_dataset_class_of_another_file_feeds_a_ddp_model_unsharded(t
                 optimizer.step()
     '''))
     assert [(Path(f.path).name, f.code) for f in run([tmp_path]).findings if f.code == "TW111"] == [("main.py", "TW111")]
+
+
+def test_a_checked_helper_is_parsed_once_for_the_script_that_imports_it(tmp_path, monkeypatch):
+    """engine.py is checked first (file order), then main.py walks its `train_one_epoch`: the parse made for the
+    check of engine.py serves the walk too."""
+    import ast
+
+    root = _tree(tmp_path)
+    parsed, parse = [], ast.parse
+    monkeypatch.setattr(ast, "parse", lambda text, *a, **k: parsed.append(text) or parse(text, *a, **k))
+    findings = [f for f in run([root]).findings if f.code == "TW101"]
+    assert [(Path(f.path).name, f.line) for f in findings] == [("engine.py", 9)]
+    assert sorted(text.count("def train_one_epoch") for text in parsed) == [0, 1]  # main.py, then engine.py once
+
+
+def test_a_text_given_for_a_helper_the_index_parsed_from_disk_is_the_one_checked(tmp_path):
+    """The index parsed engine.py from the disk for main.py; checking another text of engine.py (an editor's
+    buffer, a mutated copy) reports that text's findings, not the disk's."""
+    from trainwell.lint.index import ProjectIndex
+    from trainwell.lint.runner import check_source, resolve_codes
+
+    root = _tree(tmp_path)
+    files = [root / "engine.py", root / "main.py"]
+    index = ProjectIndex(files, [root], (2, 4))
+    codes = resolve_codes(None, None)
+    check_source((root / "main.py").read_text(), str(root / "main.py"), codes, project=index)
+    assert index.parsed(root / "engine.py") is not None  # parsed as main.py's helper
+    edited = (root / "engine.py").read_text() + "\nstate = torch.load('weights.pt')\n"
+    findings, _ = check_source(edited, str(root / "engine.py"), codes, project=index)
+    assert "TW502" in [f.code for f in findings]

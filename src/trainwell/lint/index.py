@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -26,6 +27,7 @@ from trainwell.lint.syntax import key_of, walk
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _NOT_SOURCES = SKIP_DIRS | {"dist-packages", "__pycache__"}
 MAX_MODULE_BYTES = 2_000_000  # a generated file this large holds no helper worth inlining
+RECENT = 32  # checked files whose parse is kept for a later file that imports one of them
 
 
 class ProjectIndex:
@@ -38,6 +40,7 @@ class ProjectIndex:
         self._roots = [r.resolve() for r in roots]
         self._target = target_version
         self._contexts: dict[Path, FileContext | None] = {}
+        self._recent: OrderedDict[Path, FileContext] = OrderedDict()  # checked files, the last RECENT (see keep)
         self._owner: dict[int, FileContext] = {}
         self._modules: dict[tuple[Path, str, int], Path | None] = {}
         self._texts: dict[Path, str] = {p.resolve(): text for p, text in (texts or {}).items()}
@@ -59,16 +62,20 @@ class ProjectIndex:
         if path in self._contexts:
             return self._contexts[path]
         ctx = None
+        kept = self._recent.pop(path, None)
         try:
             if path.stat().st_size > MAX_MODULE_BYTES:
                 raise ValueError("too large")
             source = self._text(path)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(source)
-            ctx = CheckedFile(str(self._files.get(path, path)), source, tree, self._target)
+            if kept is not None and kept.source == source:
+                ctx = kept  # checked a moment ago: that parse is this one
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = ast.parse(source)
+                ctx = CheckedFile(str(self._files.get(path, path)), source, tree, self._target)
             ctx.project = self
-            self._owner[id(tree)] = ctx  # the module itself too: the scope of the file's globals
+            self._owner[id(ctx.tree)] = ctx  # the module itself too: the scope of the file's globals
             for node in ctx.nodes:
                 self._owner[id(node)] = ctx
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
@@ -113,8 +120,21 @@ class ProjectIndex:
         return any(word.search(self._dependencies.text(other)) for other in self._dependencies.importers(ctx.path))
 
     def parsed(self, path: Path) -> FileContext | None:
-        """The file at ``path`` if a helper lookup has parsed it already (never parses: checked files are not kept)."""
+        """The file at ``path`` if a helper lookup has parsed it already (never parses)."""
         return self._contexts.get(self._resolve(path))
+
+    def keep(self, ctx: FileContext) -> None:
+        """Keep a checked script's parse for a file checked after it that imports it: the last ``RECENT`` only (a
+        project's helpers sit beside the scripts that import them), so the heap stays small."""
+        if not ctx.path.endswith(".py"):
+            return  # a notebook's program is not the text an import reads
+        path = self._resolve(Path(ctx.path))
+        if path in self._contexts or path not in self._files:
+            return
+        self._recent[path] = ctx
+        self._recent.move_to_end(path)
+        if len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
 
     def lines_of(self, path: str) -> list[str]:
         """The lines of a file of the tree (for ``# noqa`` on a finding in a helper of another file)."""

@@ -40,6 +40,9 @@ class _LiveIndex(ProjectIndex):
     def parsed(self, path: Path) -> Any:
         return None
 
+    def keep(self, ctx: Any) -> None:
+        """The parse of an edited document is of the editor's text: never kept for its importers."""
+
 
 class TrainwellServer(LanguageServer):
     """Checks open Python files; keeps each document's latest findings for its code actions."""

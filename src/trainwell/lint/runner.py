@@ -60,7 +60,9 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
     if not force and "torch" not in source and not (any(w in source for w in _LIBRARIES) and _TORCH_IMPORT.search(source)):
         return [], []
     ctx = project.parsed(Path(path)) if project is not None else None  # already parsed as another file's helper
-    if ctx is None or ctx.source != source:  # the same text parsed once is not parsed again
+    if ctx is not None and ctx.source != source:
+        ctx = None  # that parse read other text (the disk's, where this text came from elsewhere): this text is checked
+    if ctx is None:  # the same text parsed once is not parsed again
         try:
             with warnings.catch_warnings():  # the checked code's own warnings (invalid escapes) are not ours to print
                 warnings.simplefilter("ignore")
@@ -69,9 +71,10 @@ def check_source(source: str, path: str, codes: Iterable[str], target_version: t
             return [], [Problem("syntax-error", path, error.msg or "invalid syntax", error.lineno or 1, max(error.offset or 1, 1))]
         except (ValueError, RecursionError, MemoryError) as error:
             return [], [Problem("syntax-error", path, f"cannot parse: {error}")]
-    if ctx is None:
         ctx = CheckedFile(path, source, tree, target_version)
         ctx.project = project
+        if project is not None:
+            project.keep(ctx)  # a file checked after this one may import it
     ctx.target_version = target_version
     findings: list[Finding] = []
     problems = [Problem("invalid-noqa", path, f"{code} in `{comment}` is no trainwell code, so it silences nothing; "
