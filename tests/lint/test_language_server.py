@@ -84,6 +84,21 @@ async def _session(folder: Path) -> None:
         params = await asyncio.wait_for(published.get(), 60)
         assert list(params.diagnostics) == [] and params.version == 2
 
+        # a burst of edits to a long file: edits that arrive while one is checked are folded into one check of the newest
+        loop = BUGGY.split("for step", 1)[1].replace("  # noqa: TW204 -- plotted later", "")
+        long = BUGGY + "".join(f"for step_{i}" + loop for i in range(150))
+        burst = [long + f"# edit {i}\n" for i in range(9)] + [long.replace("losses.append(loss)", "losses.append(loss.detach())")]
+        for version, text in enumerate(burst, start=3):
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=version), [types.TextDocumentContentChangeWholeDocument(text=text)]))
+        versions = []
+        while not versions or versions[-1] != 2 + len(burst):
+            params = await asyncio.wait_for(published.get(), 120)
+            versions.append(params.version)
+        assert versions == sorted(versions) and len(versions) < len(burst)  # in order, and fewer checks than edits
+        newest = burst[-1].splitlines()  # its losses are detached: each added loop's `kept.append(loss)` is left
+        assert len(params.diagnostics) == 150 and {newest[d.range.start.line].strip() for d in params.diagnostics} == {"kept.append(loss)"}
+
         # another folder, no ignore: TW502's fix is offered as unsafe
         other = (folder / "other" / "load.py").as_uri()
         client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(other, "python", 1, BUGGY)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from trainwell.lint.context import FileContext
+from trainwell.lint.context import FileContext, key_of
 
 SOURCE = textwrap.dedent('''
     import torch
@@ -103,3 +103,60 @@ def test_a_scopes_parents_stop_where_its_own_body_ends():
             assert found.get(id(node)) is expected.get(id(node)), (ast.dump(node)[:60], id(node) in own)
     lam = ctx.nodes_of(ast.Lambda)[0]
     assert parents(ctx, lam).get(id(lam.body)) is None  # the lambda itself belongs to the module's body, not its own
+
+
+def _full_passes(ctx, acc):
+    """TW204's keys derived from ``acc`` the way it first found them: every statement of the file, pass after pass."""
+    from trainwell.lint.rules import loss_tensor_kept as rule
+
+    derived, changed = {acc}, True
+    while changed:
+        changed = False
+        for node in ctx.nodes:
+            targets = []
+            if isinstance(node, ast.Assign) and rule._mentions(node.value, derived):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None and rule._mentions(node.value, derived):
+                targets = [node.target]
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and rule._mentions(node.iter, derived):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and rule.method_name(node) in rule._STORES and any(rule._mentions(a, derived) for a in node.args):
+                targets = [node.func.value]
+            elif isinstance(node, ast.Call):
+                targets = rule._parameters_fed(ctx, node, derived)
+            for key in [k for t in targets for k in rule._bound(t)]:
+                if key not in derived:
+                    derived.add(key)
+                    changed = True
+    return derived
+
+
+def test_tw204s_derived_keys_equal_full_passes_over_the_file():
+    """TW204 reads, per pass, only the statements that mention a derived key (a long script's passes were quadratic)."""
+    from pathlib import Path
+
+    from trainwell.lint.rules.loss_tensor_kept import _derived_from
+
+    root = Path(__file__).resolve().parents[1]
+    meter = textwrap.dedent('''
+        class Meter:
+            def update(self, val, n=1):
+                self.sum += val * n
+        meter, hist = Meter(), []
+        for x in data:
+            loss = model(x).mean()
+            meter.update(loss, n=len(x))
+            meter.update(val=loss)
+            hist.append(loss)
+            total = sum(h for h in hist)
+            later = total * 2
+    ''')
+    texts = [meter] + [p.read_text(encoding="utf-8") for p in sorted((root / "cases").glob("TW20[0-9]/*.py"))]
+    compared = 0
+    for text in texts:
+        ctx = FileContext("t.py", text, ast.parse(text))
+        keys = {k for n in ctx.nodes if isinstance(n, (ast.Name, ast.Attribute)) and (k := key_of(n)) is not None}
+        for key in sorted(keys):
+            assert _derived_from(ctx, key) == _full_passes(ctx, key), (text[:60], key)
+            compared += len(_derived_from(ctx, key)) > 1
+    assert compared > 100  # keys that pass their value on, not only keys that stay alone

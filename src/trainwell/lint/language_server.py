@@ -9,14 +9,22 @@ is a code action titled with its safety. One project index per folder is
 kept between edits, so a helper another file imports is parsed once; it is
 dropped when a file is saved, as the helpers may have changed on disk.
 
+Checks run on one worker thread, so the server keeps reading while a file is
+checked: edits that arrive meanwhile are folded into one check of the newest
+text, and a burst of keystrokes costs at most the check in flight and one more
+(checked in turn, each edit's diagnostics would come later and later).
+
 LSP counts lines from 0 and characters in UTF-16 code units; findings count
 both from 1 in characters (see :class:`~trainwell.diagnostic.Finding`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -49,19 +57,74 @@ class TrainwellServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__("trainwell", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
-        self.findings: dict[str, list[Finding]] = {}
+        self.findings: dict[str, tuple[int | None, list[Finding]]] = {}  # uri -> (the version checked, its findings)
         self._indexes: dict[Path, _LiveIndex] = {}
+        self._waiting: dict[str, tuple[str, int | None]] = {}  # uri -> (text, version) to check, the newest only
+        self._open: set[str] = set()
+        self._forget = False  # a file was saved: the worker drops the indexes before its next check
+        self._wake = threading.Condition()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._worker: threading.Thread | None = None
 
-    def diagnose(self, uri: str) -> list[types.Diagnostic]:
-        """Check the document's current text and publish its diagnostics."""
+    def schedule(self, uri: str) -> None:
+        """Queue the document's current text for the worker (on the event loop: a snapshot of text and version)."""
         document = self.workspace.get_text_document(uri)
+        self._loop = asyncio.get_running_loop()
+        with self._wake:
+            self._open.add(uri)
+            self._waiting[uri] = (document.source, document.version)  # an older text still waiting is replaced
+            self._wake.notify()
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="trainwell-check", daemon=True)
+            self._worker.start()
+
+    def forget_indexes(self) -> None:
+        """Helpers on disk may have changed (a save): parse them again from the next check on."""
+        with self._wake:
+            self._forget = True
+
+    def close(self, uri: str) -> None:
+        with self._wake:
+            self._open.discard(uri)
+            self._waiting.pop(uri, None)
+        self.findings.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def _work(self) -> None:
+        while True:
+            with self._wake:
+                while not self._waiting:
+                    self._wake.wait()
+                uri = next(iter(self._waiting))
+                source, version = self._waiting.pop(uri)
+                if self._forget:
+                    self._indexes.clear()
+                    self._forget = False
+            try:
+                diagnostics = self.diagnose(uri, source, version)
+            except Exception:  # noqa: BLE001 - a checker bug must not end the worker: the next edit is checked again
+                logging.getLogger(__name__).exception("checking %s failed", uri)
+                continue
+            self._on_loop(self._publish, uri, version, diagnostics)
+
+    def _on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn`` on the event loop, where pygls writes its messages (the worker never writes itself)."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(fn, *args)
+
+    def _publish(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
+        with self._wake:
+            if uri not in self._open:
+                return  # closed while it was checked: its diagnostics were cleared
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+
+    def diagnose(self, uri: str, source: str, version: int | None) -> list[types.Diagnostic]:
+        """Check one text of the document; keep its findings for code actions and return its diagnostics."""
         path = to_fs_path(uri) or uri
-        lines = document.source.splitlines()
-        findings, problems = self._check(document.source, path)
-        self.findings[uri] = findings
-        diagnostics = [_problem_diagnostic(p, lines) for p in problems] + [_diagnostic(f, lines) for f in findings]
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=document.version))
-        return diagnostics
+        lines = source.splitlines()
+        findings, problems = self._check(source, path)
+        self.findings[uri] = (version, findings)
+        return [_problem_diagnostic(p, lines) for p in problems] + [_diagnostic(f, lines) for f in findings]
 
     def _check(self, source: str, path: str) -> tuple[list[Finding], list[Any]]:
         """The findings of the file, and the problems that stopped it being checked (a syntax error while it is typed)."""
@@ -69,7 +132,7 @@ class TrainwellServer(LanguageServer):
             config = config_mod.load(Path(path))
             codes = resolve_codes(config.select, config.ignore)
         except Exception as error:  # noqa: BLE001 - a broken pyproject.toml is shown in the editor, not a dead server
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"trainwell: {error}"))
+            self._on_loop(self.window_show_message, types.ShowMessageParams(types.MessageType.Error, f"trainwell: {error}"))
             return [], []
         if config.exclude and excluded(Path(path), config.exclude, config.root):
             return [], []  # as `trainwell check .` skips it
@@ -81,9 +144,6 @@ class TrainwellServer(LanguageServer):
         findings, problems = check_source(source, path, codes, target, preview=config.preview, project=self._indexes[root])
         # a helper's finding belongs to the helper's file; a rule's internal error is the server's log's, not the user's text's
         return [f for f in findings if f.path == path], [p for p in problems if p.kind != "internal-error"]
-
-    def forget_indexes(self) -> None:
-        self._indexes.clear()
 
 
 def _position(lines: list[str], line: int, column: int) -> types.Position:
@@ -121,12 +181,17 @@ def _text_edit(edit: Edit, lines: list[str]) -> types.TextEdit:
 
 
 def code_actions(server: TrainwellServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """A quick fix per finding in the requested range that has a fix ``--fix`` could apply, titled with its safety."""
+    """A quick fix per finding in the requested range that has a fix ``--fix`` could apply, titled with its safety;
+    none while the document's newest text is still being checked (the edits would be placed in an older text)."""
     uri = params.text_document.uri
-    lines = server.workspace.get_text_document(uri).source.splitlines()
+    document = server.workspace.get_text_document(uri)
+    version, findings = server.findings.get(uri, (None, []))
+    if version != document.version:
+        return []
+    lines = document.source.splitlines()
     wanted = params.range
     actions = []
-    for finding in server.findings.get(uri, []):
+    for finding in findings:
         if finding.fix is None or finding.fix.applicability == "display":
             continue
         diagnostic = _diagnostic(finding, lines)
@@ -150,21 +215,20 @@ def build() -> TrainwellServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TrainwellServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.diagnose(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: TrainwellServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.diagnose(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: TrainwellServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.forget_indexes()  # helpers on disk may have changed
-        ls.diagnose(params.text_document.uri)
+        ls.schedule(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TrainwellServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.findings.pop(params.text_document.uri, None)
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
+        ls.close(params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_action(ls: TrainwellServer, params: types.CodeActionParams) -> list[types.CodeAction]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import heapq
 from typing import Iterator
 
 from trainwell.lint import events as ev
@@ -17,6 +18,7 @@ from trainwell.lint.syntax import walk
 CODE = "TW204"
 REQUIRES = TRAINING
 _STORES = {"append", "extend", "insert", "add", "update", "put", "appendleft"}
+_KEYS = "_trainwell_tw204_keys"  # an expression's keys, kept on its node (asked per statement per pass)
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -135,13 +137,29 @@ def _feeds_backward(ctx: FileContext, analysis, acc: str, event: ev.Event) -> bo
     return False
 
 
-def _derived_from(ctx: FileContext, acc: str) -> set[str]:
-    """Keys whose value may be computed from ``acc`` (a fixpoint over the file's statements)."""
+def _derived_from(ctx: FileContext, acc: str) -> frozenset[str]:
+    """Keys whose value may be computed from ``acc`` (a fixpoint over the file's statements), once per key and file:
+    every kept tensor of a script asks about the same few keys (``loss``), and each pass reads the whole file."""
+    memo = ctx.__dict__.setdefault("_tw204_derived", {})
+    if acc not in memo:
+        memo[acc] = _fixpoint(ctx, acc)
+    return memo[acc]
+
+
+def _fixpoint(ctx: FileContext, acc: str) -> frozenset[str]:
+    """Pass after pass over the file's statements in order, as long as one adds a key. A statement whose values
+    mention no derived key adds none: each pass reads, in order, only those that mention one when it reaches them
+    (the index of :func:`_readers`), which is what a pass over every statement finds."""
+    order, readers = _readers(ctx)
     derived = {acc}
     changed = True
     while changed:
         changed = False
-        for node in ctx.nodes:
+        todo = sorted({i for key in derived for i in readers.get(key, ())})
+        queued = set(todo)
+        while todo:
+            index = heapq.heappop(todo)
+            node = order[index]
             targets: list[ast.AST] = []
             if isinstance(node, ast.Assign) and _mentions(node.value, derived):
                 targets = list(node.targets)
@@ -158,7 +176,45 @@ def _derived_from(ctx: FileContext, acc: str) -> set[str]:
                     if key not in derived:
                         derived.add(key)
                         changed = True
-    return derived
+                        for later in readers.get(key, ()):  # read further on in this pass, as a full pass would
+                            if later > index and later not in queued:
+                                queued.add(later)
+                                heapq.heappush(todo, later)
+    return frozenset(derived)
+
+
+def _readers(ctx: FileContext) -> tuple[list[ast.AST], dict[str, list[int]]]:
+    """The file's statements that can pass a value on (assignments, loops, calls), in order, and for each key the
+    positions of those whose values mention it."""
+    found = ctx.__dict__.get("_tw204_readers")
+    if found is None:
+        order: list[ast.AST] = []
+        readers: dict[str, list[int]] = {}
+        for node in ctx.nodes:
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                values = [node.value] if node.value is not None else []
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                values = [node.iter]
+            elif isinstance(node, ast.Call):
+                values = [*node.args, *(k.value for k in node.keywords)]
+            else:
+                continue
+            keys = set().union(*(_keys_in(v) for v in values))
+            if keys:
+                for key in keys:
+                    readers.setdefault(key, []).append(len(order))
+                order.append(node)
+        found = ctx.__dict__["_tw204_readers"] = (order, readers)
+    return found
+
+
+def _keys_in(expr: ast.AST) -> frozenset[str]:
+    """The keys of the names and attribute chains in ``expr`` (``self.x.y``, ``self.x``, ``self``), kept on the node."""
+    found = expr.__dict__.get(_KEYS)
+    if found is None:
+        found = frozenset(key for n in walk(expr) if isinstance(n, (ast.Name, ast.Attribute)) and (key := key_of(n)) is not None)
+        expr.__dict__[_KEYS] = found
+    return found
 
 
 def _bound(target: ast.AST) -> list[str]:
@@ -174,7 +230,7 @@ def _bound(target: ast.AST) -> list[str]:
     return [key] if key is not None else []
 
 
-def _parameters_fed(ctx: FileContext, call: ast.Call, derived: set[str]) -> list[ast.AST]:
+def _parameters_fed(ctx: FileContext, call: ast.Call, derived: set[str] | frozenset[str]) -> list[ast.AST]:
     """The parameters of a function of this file that receive a derived argument (as Name nodes)."""
     name = key_of(call.func)
     fn = ctx.functions.get(name or "") or ctx.nested_functions.get(name or "")
@@ -190,8 +246,8 @@ def _parameters_fed(ctx: FileContext, call: ast.Call, derived: set[str]) -> list
     return [ast.Name(id=p) for p in fed]
 
 
-def _mentions(expr: ast.AST, keys: set[str]) -> bool:
-    return any(isinstance(n, (ast.Name, ast.Attribute)) and key_of(n) in keys for n in walk(expr))
+def _mentions(expr: ast.AST, keys: set[str] | frozenset[str]) -> bool:
+    return not _keys_in(expr).isdisjoint(keys)
 
 
 def _fix(ctx: FileContext, added: ast.expr, scope: ast.AST, line: int) -> Fix | None:

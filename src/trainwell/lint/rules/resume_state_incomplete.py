@@ -143,7 +143,8 @@ def _load_calls(ctx: FileContext, node: ast.expr) -> list[ast.Call]:
 def _trains_after(ctx: FileContext, load: ast.Call) -> bool:
     """A loop that runs backward() and an optimizer step starts after ``load`` in the function (or module) that
     holds it: written there below it, or reached through a call written there below it."""
-    owner, scope = next(((key, ms) for key, ms in ctx.scope_members.items() if any(n is load for n in ms)), (None, []))
+    owner = _owners(ctx).get(id(load))
+    scope = ctx.scope_members.get(owner, []) if owner is not None else []
     after = {id(n) for n in scope if getattr(n, "lineno", 0) > load.lineno}
     training = [f for f in ctx.analysis.frames if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
     for frame in training:  # a reload inside training (back to the best weights) keeps the live optimizer
@@ -155,8 +156,24 @@ def _trains_after(ctx: FileContext, load: ast.Call) -> bool:
                for frame in training)
 
 
+def _owners(ctx: FileContext) -> dict[int, int]:
+    """id(node) -> the key of ``scope_members`` whose list holds it (each node sits in exactly one), once per file."""
+    found = ctx.__dict__.get("_tw112_owners")
+    if found is None:
+        found = ctx.__dict__["_tw112_owners"] = {id(n): key for key, members in ctx.scope_members.items() for n in members}
+    return found
+
+
 def _stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
-    """(key, kind, class) of the optimizers, schedulers and enabled scalers that training steps and that keep state."""
+    """(key, kind, class) of the optimizers, schedulers and enabled scalers that training steps and that keep state
+    (found once per loop model: asked for every model load of the file)."""
+    memo = ctx.analysis.__dict__
+    if "_tw112_stateful" not in memo:
+        memo["_tw112_stateful"] = _find_stateful_objects(ctx)
+    return memo["_tw112_stateful"]
+
+
+def _find_stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
     stepped: dict[str, str] = {}
     for frame in ctx.analysis.frames:
         if frame.kind != "loop" or not frame.has(ev.BACKWARD):
@@ -184,7 +201,8 @@ def _stateful_objects(ctx: FileContext) -> list[tuple[str, str, str]]:
 
 def _reloaded_later(ctx: FileContext, load: ast.Call, model: str) -> bool:
     """Another load_state_dict on the same model further down the same function: ``load`` is not the resume."""
-    scope = next((ms for ms in ctx.scope_members.values() if any(n is load for n in ms)), [])
+    owner = _owners(ctx).get(id(load))
+    scope = ctx.scope_members.get(owner, []) if owner is not None else []
     return any(isinstance(n, ast.Call) and n is not load and method_name(n) == "load_state_dict" and n.lineno > load.lineno
                and key_of(n.func.value) == model for n in scope)  # type: ignore[attr-defined]
 
@@ -226,7 +244,15 @@ def _argparse_default(ctx: FileContext, node: ast.expr) -> ast.expr:
 
 
 def _restored(ctx: FileContext, key: str) -> bool:
-    """Whether anything may restore ``key``: a load_state_dict on it (or an alias) or a call we cannot see into."""
+    """Whether anything may restore ``key``: a load_state_dict on it (or an alias) or a call we cannot see into
+    (answered once per key and loop model: every model load of the file asks about the same objects)."""
+    memo = ctx.analysis.__dict__.setdefault("_tw112_restored", {})
+    if key not in memo:
+        memo[key] = _find_restored(ctx, key)
+    return memo[key]
+
+
+def _find_restored(ctx: FileContext, key: str) -> bool:
     wrappers = {id(a.value) for a in ctx.assigns if len(a.targets) == 1 and key_of(a.targets[0]) == key and isinstance(a.value, ast.Call)
                 and (key_of(a.value.func) or "").rsplit(".", 1)[-1][:1].isupper()}
     for call in ctx.calls:
