@@ -165,3 +165,20 @@ def test_the_project_index_walks_the_project_as_check_does(tmp_path: Path) -> No
     server._check(BUGGY, str(tmp_path / "train.py"))
     [index] = server._indexes.values()
     assert sorted(p.name for p in index._files) == ["helpers.py"]
+
+
+def test_quick_fixes_are_offered_only_for_the_text_that_was_checked(tmp_path: Path) -> None:
+    from pygls.workspace import Workspace
+
+    from trainwell.lint.language_server import TrainwellServer, code_actions
+
+    server = TrainwellServer()
+    server.protocol._workspace = Workspace(None)
+    uri = (tmp_path / "train.py").as_uri()
+    server.workspace.put_text_document(types.TextDocumentItem(uri, "python", 1, BUGGY))
+    server.diagnose(uri, BUGGY, 1)
+    whole = types.Range(types.Position(0, 0), types.Position(len(BUGGY.splitlines()), 0))
+    ask = types.CodeActionParams(types.TextDocumentIdentifier(uri), whole, types.CodeActionContext([]))
+    assert {a.title.split(":")[0] for a in code_actions(server, ask)} == {"TW204", "TW502"}
+    server.workspace.put_text_document(types.TextDocumentItem(uri, "python", 2, "import torch\n" + BUGGY))  # typed, not yet checked
+    assert code_actions(server, ask) == []  # those edits would land one line off in the newer text
