@@ -101,3 +101,26 @@ def test_the_command_line_takes_jobs_and_refuses_nonsense(tree):
     assert one.returncode == default.returncode == 1 and one.stdout == default.stdout and one.stdout
     bad = check("--jobs", "0")
     assert bad.returncode == 2 and "argument --jobs: '0' is not a number of processes; give 1 or more" in bad.stderr
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self  # freed only by the cyclic collector
+
+
+def test_an_items_garbage_cycles_are_collected_before_the_next_item_and_the_collector_restored_after():
+    import gc
+    import weakref
+
+    left: list[weakref.ref] = []
+
+    def item(index: int) -> tuple[bool, int]:
+        dead = sum(ref() is None for ref in left)
+        kept = _Cycle()
+        left.append(weakref.ref(kept))
+        return gc.isenabled(), dead
+
+    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
+    results = workers.map_in_order(item, (), [(i,) for i in range(3)], jobs=1)
+    assert results == [(False, 0), (False, 1), (False, 2)]  # no automatic collection inside; each cycle gone by the next
+    assert (gc.isenabled(), gc.get_freeze_count()) == (enabled, frozen)  # the collector as it was
