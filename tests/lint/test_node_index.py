@@ -160,3 +160,48 @@ def test_tw204s_derived_keys_equal_full_passes_over_the_file():
             assert _derived_from(ctx, key) == _full_passes(ctx, key), (text[:60], key)
             compared += len(_derived_from(ctx, key)) > 1
     assert compared > 100  # keys that pass their value on, not only keys that stay alone
+
+
+def test_reaching_and_backpropagated_equal_scans_of_every_assignment():
+    """Where each use of a name stands among its assignments is found by bisection, and which backwards share its
+    assignments once per name (a script reusing ``loss`` in many loops was cubic); both answer what the scans did."""
+    from pathlib import Path
+
+    from trainwell.lint import dataflow
+
+    def reaching_scan(ctx, scope, name, line):
+        out = []
+        for def_line, value in reversed(dataflow.definitions(ctx, scope).get(name, [])):
+            if def_line >= line:
+                continue
+            out.append(value)
+            if not isinstance(value, ast.AugAssign):
+                break
+        return out
+
+    def backpropagated_scan(ctx, scope, use, values):
+        tensors = dataflow._backpropagated_names(ctx, scope).get(use.id)
+        plain = next((v for v in values if not isinstance(v, ast.AugAssign)), None)
+        if not tensors or isinstance(plain, (ast.For, ast.AsyncFor)):
+            return False
+        for tensor in tensors:
+            there = reaching_scan(ctx, scope, use.id, tensor.lineno)
+            if tensor is not use and next((v for v in there if not isinstance(v, ast.AugAssign)), None) is plain \
+                    and len(there) == len(values):
+                return True
+        return False
+
+    root = Path(__file__).resolve().parents[1]
+    texts = [p.read_text(encoding="utf-8") for p in sorted((root / "cases").glob("TW1*/*.py")) + sorted((root / "cases").glob("TW2*/*.py"))]
+    asked = proven = 0
+    for text in texts:
+        ctx = FileContext("t.py", text, ast.parse(text))
+        for scope in [ctx.tree, *ctx.functions.values()]:
+            for use in [n for n in ctx.members(scope) if isinstance(n, ast.Name)]:
+                values = reaching_scan(ctx, scope, use.id, use.lineno)
+                assert dataflow.reaching(ctx, scope, use.id, use.lineno) == values
+                found = dataflow.backpropagated(ctx, scope, use, values)
+                assert found == backpropagated_scan(ctx, scope, use, values), (text[:60], use.id, use.lineno)
+                asked += 1
+                proven += found
+    assert asked > 5000 and proven > 100  # many uses, and many proven to carry a graph

@@ -8,6 +8,7 @@ training code, where the loss is built a few lines above ``backward()``.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Callable
 
 from trainwell.lint.context import FileContext, key_of, kwarg, walk
@@ -98,14 +99,27 @@ def _bind(found: dict[str, list[tuple[int, ast.AST]]], target: ast.AST, value: a
 
 def reaching(ctx: FileContext, scope: ast.AST, name: str, line: int) -> list[ast.AST]:
     """The values assigned to ``name`` that reach ``line``: the latest plain assignment and the augmented ones after it."""
+    values = definitions(ctx, scope).get(name)
+    if not values:
+        return []
+    lines = _definition_lines(ctx, scope, name, values)
     out: list[ast.AST] = []
-    for def_line, value in reversed(definitions(ctx, scope).get(name, [])):
-        if def_line >= line:
-            continue
+    for index in range(bisect.bisect_left(lines, line) - 1, -1, -1):  # the assignments above ``line``, latest first
+        value = values[index][1]
         out.append(value)
         if not isinstance(value, ast.AugAssign):
             break
     return out
+
+
+def _definition_lines(ctx: FileContext, scope: ast.AST, name: str, values: list[tuple[int, ast.AST]]) -> list[int]:
+    """The lines of ``name``'s assignments in ``scope`` (sorted, as :func:`definitions` keeps them), once per name: a
+    script that reuses ``loss`` in many loops asks where each of its uses stands among all of them."""
+    cache = ctx.__dict__.setdefault("_definition_lines", {})
+    found = cache.get((id(scope), name))
+    if found is None:
+        found = cache[(id(scope), name)] = [def_line for def_line, _ in values]
+    return found
 
 
 def no_grad_nodes(ctx: FileContext) -> set[int]:
@@ -164,13 +178,26 @@ def backpropagated(ctx: FileContext, scope: ast.AST, use: ast.Name, values: list
     plain = next((v for v in values if not isinstance(v, ast.AugAssign)), None)
     if isinstance(plain, (ast.For, ast.AsyncFor)):
         return False
-    for tensor in tensors:
-        if tensor is use:
-            continue
-        there = reaching(ctx, scope, use.id, tensor.lineno)
-        if next((v for v in there if not isinstance(v, ast.AugAssign)), None) is plain and len(there) == len(values):
-            return True
-    return False
+    counts, own = _backward_reaches(ctx, scope, use.id, tensors)
+    reach = (id(plain), len(values))
+    return counts.get(reach, 0) > (1 if own.get(id(use)) == reach else 0)  # a backward other than ``use`` itself
+
+
+def _backward_reaches(ctx: FileContext, scope: ast.AST, name: str, tensors: list[ast.Name]) -> tuple[dict, dict]:
+    """What reaches each backward of ``name`` in ``scope``, as (id of its plain assignment, how many assignments):
+    how many backwards each such reach has, and each backward's own; once per name, not once per use."""
+    cache = ctx.__dict__.setdefault("_backward_reaches", {})
+    found = cache.get((id(scope), name))
+    if found is None:
+        counts: dict[tuple[int, int], int] = {}
+        own: dict[int, tuple[int, int]] = {}
+        for tensor in tensors:
+            there = reaching(ctx, scope, name, tensor.lineno)
+            reach = (id(next((v for v in there if not isinstance(v, ast.AugAssign)), None)), len(there))
+            counts[reach] = counts.get(reach, 0) + 1
+            own[id(tensor)] = reach
+        found = cache[(id(scope), name)] = (counts, own)
+    return found
 
 
 def instance_methods(ctx: FileContext, receiver: ast.expr, name: str,
