@@ -24,6 +24,6 @@ def run(args: argparse.Namespace) -> int:
                                  "pip install \"pygls>=2,<3\" (or reinstall trainwell)") from None
         raise
     from trainwell.lint.workers import fewer_collections
-    with fewer_collections():  # every edit builds and frees a file's facts: the same collector settings as `check`
+    with fewer_collections():  # every edit builds and frees a file's facts: fewer young collections, nothing frozen
         build().start_io()
     return 0

@@ -24,7 +24,7 @@ from trainwell.errors import TrainwellError
 # Fewer files than this per worker: the pool's start (a fork and an import per worker) costs
 # more than it saves, so they are checked in this process.
 MIN_FILES_PER_JOB = 4
-# The cyclic collector's thresholds while files are checked: a file's syntax tree and facts are freed by reference
+# The cyclic collector's thresholds while the language server checks edits: a file's syntax tree and facts are freed by reference
 # counting when its check ends, so the default (a young collection every 700 new objects, which walks them) mostly
 # finds nothing, and each full collection walks every object alive (about 9% of a check's time on the eight-repository
 # benchmark, measured with these thresholds against the defaults).
@@ -66,8 +66,10 @@ def collections_between_items() -> Iterator[None]:
 
 @contextlib.contextmanager
 def fewer_collections() -> Iterator[None]:
-    """Collect cycles less often while checking (``check``, and the language server's whole life); the objects alive
-    before (the imported modules) are never walked."""
+    """Collect cycles less often (the language server's whole life: each edit's facts are freed when the next
+    check starts); the objects alive before (the imported modules) are never walked. A long-lived process freezes
+    nothing else: an index dropped on a save would stay frozen, never collected (``check`` uses
+    :func:`collections_between_items`)."""
     before = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*_THRESHOLDS)
