@@ -260,3 +260,14 @@ def test_file_level_noqa(tmp_path, capsys):
     bad.write_text(text.replace("# trainwell: noqa: TW502 --", "x = 1  # trainwell: noqa --"), encoding="utf-8")  # not on a line of its own
     _, out, _ = _run(capsys, "--format", "json", str(bad))
     assert sorted(item["code"] for item in json.loads(out)) == ["TW501", "TW502"]
+
+
+def test_file_level_noqa_is_read_per_file_when_files_alternate():
+    from trainwell.lint.suppress import suppressed
+
+    silenced = ["import torch", "# trainwell: noqa: TW502 -- test data", "a = torch.load('a.pt')"]
+    loud = ["import torch", "# a comment", "a = torch.load('a.pt')"]
+    asked = [(silenced, "TW502"), (loud, "TW502"), (silenced, "TW502"), (silenced, "TW101"), (loud, "TW502")]
+    assert [suppressed(lines, 3, code) for lines, code in asked] == [True, False, True, False, False]
+    silenced_copy = list(silenced)  # equal lines, another list: read again, the same answer
+    assert suppressed(silenced_copy, 3, "TW502") and not suppressed(loud, 3, "TW502")

@@ -23,7 +23,18 @@ def suppressed(lines: Sequence[str], line: int, code: str) -> bool:
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     if _covers(text, code):
         return True
-    return any(match and _covers("# " + match.group("noqa"), code) for match in (_FILE_NOQA.match(t) for t in lines if "trainwell:" in t))
+    return any(_covers(comment, code) for comment in _file_comments(lines))
+
+
+_last: list = [None, ()]  # the lines last asked about, and their whole-file comments: a file's findings come together
+
+
+def _file_comments(lines: Sequence[str]) -> tuple[str, ...]:
+    """The file's ``# trainwell: noqa...`` lines, as noqa comments; read once per file, not once per finding."""
+    if _last[0] is not lines:
+        matches = (_FILE_NOQA.match(t) for t in lines if "trainwell:" in t)
+        _last[:] = [lines, tuple("# " + match.group("noqa") for match in matches if match)]
+    return _last[1]
 
 
 def _covers(text: str, code: str) -> bool:

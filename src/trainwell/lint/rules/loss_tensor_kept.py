@@ -44,7 +44,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         target = _target(event.node)
         raw = (key_of(event.node.func.value) if isinstance(event.node, ast.Call)  # type: ignore[attr-defined]
                else key_of(target.value if isinstance(target, ast.Subscript) else target))
-        if raw is None or _feeds_backward(ctx, analysis, raw, event):
+        if raw is None or _feeds_backward(ctx, analysis, raw):
             continue
         stmt = ctx.statement_of(event.node) or event.node
         verb = "appends" if event.kind == ev.APPEND else "adds"
@@ -124,17 +124,16 @@ def _added(event: ev.Event) -> ast.expr | None:
     return None
 
 
-def _feeds_backward(ctx: FileContext, analysis, acc: str, event: ev.Event) -> bool:
+def _feeds_backward(ctx: FileContext, analysis, acc: str) -> bool:
     """Whether a backward() is computed from what the accumulator holds: REINFORCE's saved log-probs read back by
     a later loop, a multi-task list summed into one loss. Keys are followed file-wide, through assignments, loop
     targets, appends and calls of the file's own functions: more silence, never a wrong finding."""
-    derived = _derived_from(ctx, acc)
-    for back in analysis.events:
-        if back.kind != ev.BACKWARD or back.arg is None:
-            continue
-        if derived & set(back.subst.values()) or _mentions(back.arg, derived):
-            return True
-    return False
+    memo = analysis.__dict__.setdefault("_tw204_feeds", {})  # per accumulator: a script's stores share a few
+    if acc not in memo:
+        derived = _derived_from(ctx, acc)
+        memo[acc] = any(derived & set(back.subst.values()) or _mentions(back.arg, derived)
+                        for back in analysis.events if back.kind == ev.BACKWARD and back.arg is not None)
+    return memo[acc]
 
 
 def _derived_from(ctx: FileContext, acc: str) -> frozenset[str]:
