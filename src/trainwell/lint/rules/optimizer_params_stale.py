@@ -192,5 +192,8 @@ def _rebuilt(ctx: FileContext, scope: ast.AST, line: int, opt_key: str) -> bool:
 
 
 def _last_assigned(ctx: FileContext, scope: ast.AST, key: str) -> int:
-    """The last line of ``scope`` that assigns ``key`` (0: none); cached per scope and key."""
-    return max((node.lineno for node in _assigned(ctx, scope).get(key, ())), default=0)
+    """The last line of ``scope`` that assigns ``key`` (0: none); cached per scope and key (asked per step)."""
+    memo = ctx.__dict__.setdefault("_tw109_last_assigned", {})
+    if (id(scope), key) not in memo:
+        memo[(id(scope), key)] = max((node.lineno for node in _assigned(ctx, scope).get(key, ())), default=0)
+    return memo[(id(scope), key)]

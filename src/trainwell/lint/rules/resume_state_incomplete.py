@@ -87,14 +87,8 @@ def _checkpoint_of(ctx: FileContext, node: ast.expr) -> str | None:
 
 def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
     """The checkpoint's epoch or step is read back, or the load is guarded by a test about resuming."""
-    for node in ctx.nodes_of(ast.Subscript, ast.Call):
-        key = None
-        if isinstance(node, ast.Subscript) and key_of(node.value) == checkpoint and isinstance(node.slice, ast.Constant):
-            key = node.slice.value
-        elif isinstance(node, ast.Call) and method_name(node) == "get" and key_of(node.func.value) == checkpoint and node.args:  # type: ignore[attr-defined]
-            key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
-        if isinstance(key, str) and any(w in key.lower() for w in _RESUME_KEYS):
-            return True
+    if _reads_position(ctx, checkpoint):
+        return True
     for node in ctx.nodes_of(ast.If):
         if isinstance(node, ast.If) and ctx.encloses(node, load) and "resum" in ast.unparse(node.test).lower():
             return True
@@ -106,6 +100,24 @@ def _resumes(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
             if receiver is not None and not _is_model(ctx, receiver):
                 return True
     return False
+
+
+def _reads_position(ctx: FileContext, checkpoint: str) -> bool:
+    """Whether the file reads the checkpoint's epoch or step (``ckpt["epoch"]``, ``ckpt.get("step")``); once per
+    checkpoint key: a script's loads share a few."""
+    memo = ctx.__dict__.setdefault("_tw112_reads_position", {})
+    if checkpoint not in memo:
+        memo[checkpoint] = False
+        for node in ctx.nodes_of(ast.Subscript, ast.Call):
+            key = None
+            if isinstance(node, ast.Subscript) and key_of(node.value) == checkpoint and isinstance(node.slice, ast.Constant):
+                key = node.slice.value
+            elif isinstance(node, ast.Call) and method_name(node) == "get" and key_of(node.func.value) == checkpoint and node.args:  # type: ignore[attr-defined]
+                key = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+            if isinstance(key, str) and any(w in key.lower() for w in _RESUME_KEYS):
+                memo[checkpoint] = True
+                break
+    return memo[checkpoint]
 
 
 def _saved_with_state_then_trained(ctx: FileContext, load: ast.Call, checkpoint: str) -> bool:
@@ -144,16 +156,39 @@ def _trains_after(ctx: FileContext, load: ast.Call) -> bool:
     """A loop that runs backward() and an optimizer step starts after ``load`` in the function (or module) that
     holds it: written there below it, or reached through a call written there below it."""
     owner = _owners(ctx).get(id(load))
-    scope = ctx.scope_members.get(owner, []) if owner is not None else []
-    after = {id(n) for n in scope if getattr(n, "lineno", 0) > load.lineno}
-    training = [f for f in ctx.analysis.frames if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
-    for frame in training:  # a reload inside training (back to the best weights) keeps the live optimizer
+    training = _training_loops(ctx)
+    members, lasts = _scope_view(ctx, owner, training)
+    for frame, scopes in training:  # a reload inside training (back to the best weights) keeps the live optimizer
         inside = ctx.encloses(frame.node, load)
-        called_inside = any(id(e.scope) == owner for e in frame.events) and not any(n is frame.node for n in scope)
+        called_inside = owner in scopes and id(frame.node) not in members
         if inside or called_inside:
             return False
-    return any(id(frame.node) in after or any(id(site.call) in after for e in frame.events for site in e.sites)
-               for frame in training)
+    return any(last > load.lineno for last in lasts)
+
+
+def _training_loops(ctx: FileContext) -> list[tuple[ev.Frame, set[int | None]]]:
+    """The loops that run backward() and an optimizer step, each with the ids of the scopes its events are in (once
+    per loop model: asked per model load)."""
+    memo = ctx.analysis.__dict__
+    if "_tw112_training" not in memo:
+        memo["_tw112_training"] = [(f, {id(e.scope) for e in f.events}) for f in ctx.analysis.frames
+                                   if f.kind == "loop" and f.has(ev.BACKWARD) and f.has(ev.STEP)]
+    return memo["_tw112_training"]
+
+
+def _scope_view(ctx: FileContext, owner: int | None, training: list) -> tuple[set[int], list[int]]:
+    """The ids of the nodes of the scope ``owner`` names, and per training loop the last line in that scope where
+    it starts or is reached from (its own ``for`` there, or a call there that inlines it; 0: none): a load above that
+    line runs before training. Once per scope."""
+    memo = ctx.analysis.__dict__.setdefault("_tw112_scope_view", {})
+    if owner not in memo:
+        scope = ctx.scope_members.get(owner, []) if owner is not None else []
+        members = {id(n) for n in scope}
+        lasts = [max([f.node.lineno] * (id(f.node) in members)  # type: ignore[attr-defined]
+                     + [site.call.lineno for e in f.events for site in e.sites if id(site.call) in members], default=0)
+                 for f, _ in training]
+        memo[owner] = (members, lasts)
+    return memo[owner]
 
 
 def _owners(ctx: FileContext) -> dict[int, int]:
