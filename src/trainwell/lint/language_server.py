@@ -23,6 +23,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
+from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
@@ -39,6 +41,7 @@ from trainwell.lint.discover import discover, excluded
 from trainwell.lint.runner import check_source, resolve_codes
 
 SOURCE = "trainwell"
+FINISH_S = 30.0  # how long a shutdown waits for the checks still queued
 _SAFETY = {"safe": "safe fix", "unsafe": "unsafe fix: may change behaviour"}
 
 
@@ -63,6 +66,8 @@ class TrainwellServer(LanguageServer):
         self._open: set[str] = set()
         self._forget = False  # a file was saved: the worker drops the indexes before its next check
         self._wake = threading.Condition()
+        self._checking = False  # the worker is checking a text taken from _waiting
+        self._done: deque[tuple[str, int | None, list[types.Diagnostic]]] = deque()  # checked, not yet published
         self._loop: asyncio.AbstractEventLoop | None = None
         self._worker: threading.Thread | None = None
 
@@ -90,6 +95,15 @@ class TrainwellServer(LanguageServer):
         self.findings.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    def finish(self) -> None:
+        """Check every text queued so far and send its diagnostics, before the server answers a shutdown: a client
+        that opens a file and shuts the server down at once still gets them (at most ``FINISH_S`` seconds)."""
+        deadline = time.monotonic() + FINISH_S
+        with self._wake:
+            while (self._waiting or self._checking) and time.monotonic() < deadline:
+                self._wake.wait(deadline - time.monotonic())
+        self._deliver()
+
     def _work(self) -> None:
         while True:
             with self._wake:
@@ -97,26 +111,37 @@ class TrainwellServer(LanguageServer):
                     self._wake.wait()
                 uri = next(iter(self._waiting))
                 source, version = self._waiting.pop(uri)
+                self._checking = True
                 if self._forget:
                     self._indexes.clear()
                     self._forget = False
+            diagnostics = None
             try:
                 diagnostics = self.diagnose(uri, source, version)
             except Exception:  # noqa: BLE001 - a checker bug must not end the worker: the next edit is checked again
                 logging.getLogger(__name__).exception("checking %s failed", uri)
-                continue
-            self._on_loop(self._publish, uri, version, diagnostics)
+            with self._wake:
+                if diagnostics is not None:
+                    self._done.append((uri, version, diagnostics))
+                self._checking = False
+                self._wake.notify_all()  # a shutdown may be waiting for the queue to empty
+            self._on_loop(self._deliver)
+
+    def _deliver(self) -> None:
+        """Publish what the worker checked, in order (on the event loop, where pygls writes its messages)."""
+        while True:
+            with self._wake:
+                if not self._done:
+                    return
+                uri, version, diagnostics = self._done.popleft()
+                if uri not in self._open:
+                    continue  # closed while it was checked: its diagnostics were cleared
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     def _on_loop(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run ``fn`` on the event loop, where pygls writes its messages (the worker never writes itself)."""
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(fn, *args)
-
-    def _publish(self, uri: str, version: int | None, diagnostics: list[types.Diagnostic]) -> None:
-        with self._wake:
-            if uri not in self._open:
-                return  # closed while it was checked: its diagnostics were cleared
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
 
     def diagnose(self, uri: str, source: str, version: int | None) -> list[types.Diagnostic]:
         """Check one text of the document; keep its findings for code actions and return its diagnostics."""
@@ -229,6 +254,10 @@ def build() -> TrainwellServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: TrainwellServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.close(params.text_document.uri)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: TrainwellServer, params: None) -> None:
+        ls.finish()
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_action(ls: TrainwellServer, params: types.CodeActionParams) -> list[types.CodeAction]:
