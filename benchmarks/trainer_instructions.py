@@ -7,7 +7,10 @@ a run executes does not. Each variant of ``trainer_speed.py`` runs in its own
 process under ``valgrind --tool=cachegrind`` twice, for two numbers of epochs;
 the difference, divided by the extra epochs, is one epoch's instructions with
 the imports, the model build and the start-up left out. Every ratio is one of
-those per-epoch counts against another's, measured in the same run.
+those per-epoch counts against another's, measured in the same run. Hash
+randomization is off in the children (``PYTHONHASHSEED=0``): with it on, two
+runs of the same loop differ by tens of millions of instructions, a tenth of
+an epoch; with it off, by under a million (0.004%).
 
     python benchmarks/trainer_instructions.py                       # digits, MLP, CNN; quick sizes
     python benchmarks/trainer_instructions.py --workloads digits --variants plain,trainer --jobs 2
@@ -57,8 +60,9 @@ def instructions(variant: str, workload: str, epochs: int, quick: bool) -> int:
                sys.executable, str(Path(__file__).resolve()), "--child", variant, workload, str(epochs)]
     if quick:
         command.append("--quick")
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # str hashes, so dict layouts, the same in every run: counts repeat
     with tempfile.TemporaryFile() as log:
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=log, check=False, start_new_session=True)
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=log, check=False, start_new_session=True, env=env)
         log.seek(0)
         text = log.read().decode(errors="replace")
     found = _REFS.search(text)

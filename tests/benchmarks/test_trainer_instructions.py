@@ -39,3 +39,17 @@ def test_a_child_runs_the_variant_it_names(monkeypatch):
     monkeypatch.setattr(trainer_speed, "variants", lambda: {"plain": lambda w, model: ran.append((w.name, w.epochs))})
     trainer_instructions.child("plain", "cnn", 3, quick=True)
     assert ran == [("cnn-2conv", 3)]
+
+
+def test_each_run_is_counted_under_valgrind_with_hashing_fixed(monkeypatch):
+    seen = {}
+
+    def fake_run(command, stderr, env, **kwargs):
+        seen.update(command=command, env=env)
+        stderr.write(b"==1== I   refs:      1,234\n")
+        return type("Done", (), {"returncode": 0})()
+
+    monkeypatch.setattr(trainer_instructions.subprocess, "run", fake_run)
+    assert trainer_instructions.instructions("trainer", "mlp", 6, quick=True) == 1234
+    assert seen["command"][:2] == ["valgrind", "--tool=cachegrind"] and seen["command"][-5:] == ["--child", "trainer", "mlp", "6", "--quick"]
+    assert seen["env"]["PYTHONHASHSEED"] == "0"  # else two runs of the same loop differ by a tenth of an epoch
