@@ -12,7 +12,8 @@ dropped when a file is saved, as the helpers may have changed on disk.
 Checks run on one worker thread, so the server keeps reading while a file is
 checked: edits that arrive meanwhile are folded into one check of the newest
 text, and a burst of keystrokes costs at most the check in flight and one more
-(checked in turn, each edit's diagnostics would come later and later).
+(checked in turn, each edit's diagnostics would come later and later). A
+shutdown first checks what is queued and sends its diagnostics.
 
 LSP counts lines from 0 and characters in UTF-16 code units; findings count
 both from 1 in characters (see :class:`~trainwell.diagnostic.Finding`).
