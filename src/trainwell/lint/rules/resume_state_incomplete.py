@@ -166,7 +166,7 @@ def _trains_after(ctx: FileContext, load: ast.Call) -> bool:
     return any(last > load.lineno for last in lasts)
 
 
-def _training_loops(ctx: FileContext) -> list[tuple[ev.Frame, set[int | None]]]:
+def _training_loops(ctx: FileContext) -> list[tuple[ev.Frame, set[int]]]:
     """The loops that run backward() and an optimizer step, each with the ids of the scopes its events are in (once
     per loop model: asked per model load)."""
     memo = ctx.analysis.__dict__
