@@ -13,7 +13,7 @@ import importlib
 import re
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from trainwell import __version__
 from trainwell.errors import TrainwellError, internal_error, user_frames
@@ -35,14 +35,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _available_subcommands() -> dict[str, object]:
+def _available_subcommands(names: Iterable[str] = tuple(SUBCOMMANDS)) -> dict[str, object]:
+    """The modules of the subcommands ``names``: a run imports only the one it runs (`trainwell check` on the
+    files of a commit starts without the Trainer's YAML and launcher imports)."""
     modules: dict[str, object] = {}
-    for name, (module_name, _) in SUBCOMMANDS.items():
+    for name in names:
+        module_name = SUBCOMMANDS[name][0]
         try:
             modules[name] = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
-            if error.name is not None and error.name.startswith("trainwell"):
-                continue  # that part of trainwell is not built yet
             if (error.name or "").split(".")[0] in TORCH_EXTRA:
                 modules[name] = _NeedsExtra(name, error.name or "")
                 continue
@@ -92,12 +93,13 @@ def build_parser(modules: dict[str, object]) -> argparse.ArgumentParser:
     parser.add_argument("-V", "--version", action="version", version=f"trainwell {__version__}")
     parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in modules.items():
-        help_text = SUBCOMMANDS[name][1]
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        module = modules.get(name)
         sub = subparsers.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(sub)  # type: ignore[attr-defined]
+        if module is not None:  # a subcommand not run here is listed by name and help only
+            module.add_arguments(sub)  # type: ignore[attr-defined]
+            sub.set_defaults(_module=module)
         sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
-        sub.set_defaults(_module=module)
     return parser
 
 
@@ -106,9 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = False
     try:
-        modules = _available_subcommands()
-        parser = build_parser(modules)
-        parser.command = next((item for item in argv if item in modules), None)
+        command = next((item for item in argv if item in SUBCOMMANDS), None)  # global options take no value
+        parser = build_parser(_available_subcommands([command] if command else []))
+        parser.command = command
         args = parser.parse_args(argv)
         debug = args.debug
         if args.command is None:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import fnmatch
 import os
 from pathlib import Path
-from typing import Iterator, Sequence
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from trainwell.errors import TrainwellError
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 SUFFIXES = (".py", ".ipynb")
 IGNORE_FILES = (".gitignore", ".ignore")
@@ -63,7 +64,12 @@ class _Ignores:
                     lines += (folder / name).read_text(encoding="utf-8", errors="replace").splitlines()
                 except OSError:
                     continue
-            self._specs[folder] = GitIgnoreSpec.from_lines(lines) if any(line.strip() for line in lines) else None
+            if any(line.strip() for line in lines):
+                from pathspec import GitIgnoreSpec  # here: a tree without ignore files never pays for its import
+
+                self._specs[folder] = GitIgnoreSpec.from_lines(lines)
+            else:
+                self._specs[folder] = None
         return self._specs[folder]
 
     def above(self, start: Path) -> list[tuple[Path, GitIgnoreSpec]]:

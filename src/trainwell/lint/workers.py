@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from trainwell.errors import TrainwellError
@@ -84,6 +81,11 @@ def _map(fn: Callable[..., Any], fixed: tuple[Any, ...], items: Sequence[tuple[A
     workers = min(jobs, len(items) // MIN_FILES_PER_JOB)
     if workers <= 1:
         return [_settled(fn, fixed, item) for item in items]
+    # imported here: a check of a few files (pre-commit, an editor's save) never starts a pool, nor pays for its import
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_start,
