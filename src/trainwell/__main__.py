@@ -1,5 +1,3 @@
-import sys
+from trainwell.cli import entry
 
-from trainwell.cli import main
-
-sys.exit(main())
+entry()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 import traceback
@@ -161,5 +162,24 @@ def _report(message: str, code: int) -> int:
     return code
 
 
+# Subcommands that run no user code and leave nothing to clean up: their process ends without the interpreter's
+# teardown, which frees every object one by one (a one-core `check` of the eight-repository benchmark spends
+# 0.35 s of 4.5 s there, freeing syntax trees no one reads again), as mypy ends its runs.
+_NO_TEARDOWN = frozenset({"check"})
+
+
+def entry() -> None:
+    """The `trainwell` console script (and ``python -m trainwell``): :func:`main`, then the exit."""
+    code = main()
+    if _command_in(sys.argv[1:]) in _NO_TEARDOWN:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, ValueError):  # a reader that closed the pipe early; a stream main() closed
+            pass
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
