@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = False
     try:
-        command = next((item for item in argv if item in SUBCOMMANDS), None)  # global options take no value
+        command = _named_command(argv)
         parser = build_parser(_available_subcommands([command] if command else []))
         parser.command = command
         args = parser.parse_args(argv)
@@ -148,9 +148,14 @@ def _crash(error: Exception, debug: bool) -> int:
     return _report(internal_error(error), 1)
 
 
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first item that is one (no global option takes a value)."""
+    return next((item for item in argv if item in SUBCOMMANDS), None)
+
+
 def _command_in(argv: Sequence[str]) -> str:
     """The subcommand named in ``argv`` (for a message), or ``COMMAND``."""
-    return next((item for item in argv if item in SUBCOMMANDS), "COMMAND")
+    return _named_command(argv) or "COMMAND"
 
 
 def _report(message: str, code: int) -> int:
@@ -171,7 +176,7 @@ _NO_TEARDOWN = frozenset({"check"})
 def entry() -> None:
     """The `trainwell` console script (and ``python -m trainwell``): :func:`main`, then the exit."""
     code = main()
-    if _command_in(sys.argv[1:]) in _NO_TEARDOWN:
+    if _named_command(sys.argv[1:]) in _NO_TEARDOWN:
         try:
             sys.stdout.flush()
             sys.stderr.flush()

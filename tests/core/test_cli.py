@@ -39,4 +39,3 @@ def test_public_functions_survive_importing_their_packages():
     assert callable(trainwell.check) and trainwell.check.__module__ == "trainwell.lint.runner"
     assert trainwell.watch.__module__ == "trainwell.runtime.watcher"
     assert [f.code for f in trainwell.check("import torch\nx = torch.load('a', weights_only=False)\n")] == ["TW502"]
-
